@@ -1,0 +1,2 @@
+"""Placeholder: the digits demo is being written."""
+print("digits demo: coming next")

@@ -1,0 +1,180 @@
+"""dyngrad: PyTorch's define-by-run autograd, in readable Python on NumPy.
+
+``import dyngrad as torch`` runs ordinary PyTorch autograd code: tensors record
+the ops applied to them and ``.backward()`` runs the chain rule back through that
+graph. See README.md for what is covered.
+"""
+
+from __future__ import annotations
+
+from . import _tensor_methods
+from ._backend import manual_seed as _manual_seed
+from ._creation import (
+    Generator,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._dtype import (
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
+)
+from ._dtype import set_default_dtype as _set_default_dtype
+from ._ops.comparison import eq, ge, gt, le, logical_not, lt, ne
+from ._ops.indexing import getitem as _getitem  # noqa: F401
+from ._ops.linalg import bmm, dot, matmul, mm, mv
+from ._ops.pointwise import (
+    abs,
+    absolute,
+    add,
+    cos,
+    div,
+    divide,
+    exp,
+    log,
+    mul,
+    neg,
+    negative,
+    pow,
+    reciprocal,
+    relu,
+    rsub,
+    sigmoid,
+    sin,
+    sqrt,
+    sub,
+    tanh,
+    true_divide,
+)
+from ._ops.pointwise import where_ as _where
+from ._ops.reduction import max, mean, min, sum
+from ._ops.shape import clone, expand_as, permute, reshape, squeeze, swapaxes, swapdims, t, transpose, unsqueeze
+from ._tensor import Size, Tensor, device
+from ._tensor_str import get_printoptions, set_printoptions
+from .autograd import grad_mode as _grad_mode
+from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from . import autograd  # noqa: E402
+
+_tensor_methods.install()
+
+__version__ = "0.1.0"
+
+multiply = mul
+subtract = sub
+
+
+def manual_seed(seed: int):
+    """Seed dyngrad's random stream (not bit-identical to torch's stream)."""
+    _manual_seed(seed)
+    return Generator().manual_seed(seed)
+
+
+def seed() -> int:
+    import random
+
+    s = random.randrange(2**63)
+    _manual_seed(s)
+    return s
+
+
+def set_default_dtype(d) -> None:
+    _set_default_dtype(d)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t: Tensor) -> bool:
+    return t.is_floating_point()
+
+
+def numel(t: Tensor) -> int:
+    return t.numel()
+
+
+def where(condition, input=None, other=None):  # noqa: A002 - torch's name
+    """torch.where(condition, input, other); ``where(condition)`` gives the indices of True elements."""
+    if input is None and other is None:
+        from ._backend import xp
+
+        return tuple(Tensor.__new__(Tensor) if False else from_numpy(i.astype(xp.int64)) for i in xp.nonzero(condition._data))
+    return _where(condition, input, other)
+
+
+def argmax(t: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return t.argmax(dim, keepdim)
+
+
+def argmin(t: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return t.argmin(dim, keepdim)
+
+
+def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return t.flatten(start_dim, end_dim)
+
+
+def result_type(a, b):
+    from ._dtype import from_numpy as _fnp
+    from ._dtype import result_type as _rt
+
+    return _fnp(_rt(*(x._data if isinstance(x, Tensor) else x for x in (a, b))))
+
+
+def promote_types(a, b):
+    from ._dtype import promote_types as _pt
+
+    return _dtype_from(_pt(a.np, b.np))
+
+
+def _dtype_from(npd):
+    from ._dtype import from_numpy as _fnp
+
+    return _fnp(npd)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.equal(b)
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    from ._backend import xp
+
+    return __builtins__["bool"](xp.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan)) if isinstance(__builtins__, dict) else xp.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan).item()

@@ -1,0 +1,50 @@
+"""The one seam between dyngrad and its array library.
+
+Every op reaches NumPy through ``xp`` (the array namespace) and the named helpers
+below. A CuPy backend would provide the same names; nothing else would change.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+xp = np
+ndarray = np.ndarray
+
+# Note [Random streams]
+# dyngrad draws random numbers from one NumPy Generator, reseeded by
+# ``manual_seed``. Streams are reproducible within dyngrad but are not
+# bit-for-bit the streams torch's CPU generator produces.
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    global _generator
+    _generator = np.random.default_rng(int(seed))
+
+
+def generator() -> np.random.Generator:
+    return _generator
+
+
+def asarray(data, dtype=None) -> np.ndarray:
+    return np.asarray(data, dtype=dtype)
+
+
+def sum_to_shape(array: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum a broadcast array down to ``shape`` (the inverse of broadcasting)."""
+    lead = array.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and array.shape[i + lead] != 1
+    )
+    out = array.sum(axis=axes, keepdims=True) if axes else array
+    return out.reshape(shape) if lead else out
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    return np.broadcast_shapes(*shapes)
+
+
+def index_add(target: np.ndarray, index, values: np.ndarray) -> None:
+    """target[index] += values, accumulating over repeated indices."""
+    np.add.at(target, index, values)

@@ -1,0 +1,179 @@
+"""torch-named dtypes over NumPy dtypes, and torch's type-promotion rules.
+
+Promotion follows torch.result_type (PyTorch docs, "Type promotion"): operands are
+ranked in three groups (tensors with dimensions, zero-dim tensors, Python
+scalars); a lower group only changes the result when it brings a higher category
+(bool < integer < floating < complex).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type; ``repr`` is torch's (``torch.float32``)."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize")
+
+    def __init__(self, name: str, np_dtype) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self) -> dtype:
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        return {"float64": complex128}.get(self.name, complex64)
+
+
+float16 = half = dtype("float16", np.float16)
+float32 = float = dtype("float32", np.float32)
+float64 = double = dtype("float64", np.float64)
+complex64 = cfloat = dtype("complex64", np.complex64)
+complex128 = cdouble = dtype("complex128", np.complex128)
+uint8 = dtype("uint8", np.uint8)
+int8 = dtype("int8", np.int8)
+int16 = short = dtype("int16", np.int16)
+int32 = int = dtype("int32", np.int32)
+int64 = long = dtype("int64", np.int64)
+bool = dtype("bool", np.bool_)
+
+ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
+_FROM_NP = {d.np: d for d in ALL}
+_NAMES = {d.name: d for d in ALL}
+
+
+def _by_name(name: str) -> dtype:
+    return _NAMES[name]
+
+
+def from_numpy(np_dtype) -> dtype:
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        try:
+            return _FROM_NP[np.dtype(np_dtype)]
+        except KeyError:
+            raise TypeError(
+                f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+                "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            ) from None
+
+
+def to_numpy(d) -> np.dtype:
+    """Accept a dyngrad dtype, a NumPy dtype or a Python type; return the NumPy dtype."""
+    if isinstance(d, dtype):
+        return d.np
+    if d is builtins_float:
+        return _default_float.np
+    if d is builtins_int:
+        return int64.np
+    if d is builtins_bool:
+        return bool.np
+    return from_numpy(d).np
+
+
+import builtins as _builtins  # noqa: E402  (the names float/int/bool are shadowed above)
+
+builtins_float, builtins_int, builtins_bool, builtins_complex = (
+    _builtins.float,
+    _builtins.int,
+    _builtins.bool,
+    _builtins.complex,
+)
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the dtype of new floating tensors; only float32 and float64 are accepted, as in torch."""
+    global _default_float
+    if d not in (float32, float64, float16):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def default_float_np() -> np.dtype:
+    return _default_float.np
+
+
+# ---------------------------------------------------------------- promotion
+def _category(npd: np.dtype) -> _builtins.int:
+    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[npd.kind]
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types on NumPy dtypes."""
+    if a is b or a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if hi.kind == "c" and lo.kind == "f" and lo.itemsize > hi.itemsize // 2:
+            return np.dtype(np.complex128)
+        return hi
+    if ca == 1 and a.kind != b.kind:
+        # uint8 with a signed int: the smallest signed type holding both
+        return np.promote_types(a, b)
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _scalar_dtype(value) -> np.dtype:
+    t = type(value)
+    if t is builtins_bool or isinstance(value, np.bool_):
+        return bool.np
+    if t is builtins_int or isinstance(value, np.integer):
+        return int64.np
+    if t is builtins_float or isinstance(value, np.floating):
+        return _default_float.np
+    if t is builtins_complex or isinstance(value, np.complexfloating):
+        return _default_float.to_complex().np
+    raise TypeError(f"unsupported operand type {t.__name__}")
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: ``lower`` only counts if it brings a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = _category(higher), _category(lower)
+    if ch == 3:
+        return higher
+    if cl == 3:
+        return np.dtype(np.complex128) if higher == np.float64 else (lower if ch < 2 else np.dtype(np.complex64))
+    if ch == 2:
+        return higher
+    if ch == 0 or cl == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> np.dtype:
+    """torch.result_type for NumPy arrays (tensor data, 0-d counts as zero-dim) and Python scalars."""
+    dim = zero = wrapped = None
+    for op in operands:
+        if isinstance(op, np.ndarray):
+            if op.ndim:
+                dim = op.dtype if dim is None else promote_types(dim, op.dtype)
+            else:
+                zero = op.dtype if zero is None else promote_types(zero, op.dtype)
+        else:
+            sd = _scalar_dtype(op)
+            wrapped = sd if wrapped is None else promote_types(wrapped, sd)
+    return _combine(dim, _combine(zero, wrapped))

@@ -1,0 +1,71 @@
+"""Binary-op operand preparation: torch's type promotion applied to the arrays."""
+
+from __future__ import annotations
+
+from .._dtype import default_float_np, result_type
+from .._tensor import Tensor
+
+_FLOAT_KINDS = "fc"
+
+
+def _scalar_ok(kind: str, value) -> bool:
+    """True when NumPy's weak-scalar rule already gives torch's result dtype."""
+    t = type(value)
+    if t is float:
+        return kind in _FLOAT_KINDS
+    if t is int:
+        return kind != "b"
+    if t is bool:
+        return True
+    return False
+
+
+def prepare(a, b, true_divide: bool = False):
+    """Return the two forward operands (arrays or Python scalars) in the promoted dtype.
+
+    Raises:
+        TypeError: an operand is neither a Tensor nor a Python number.
+    """
+    if isinstance(a, Tensor):
+        ad = a._data
+        if isinstance(b, Tensor):
+            bd = b._data
+            if ad.dtype == bd.dtype and (not true_divide or ad.dtype.kind in _FLOAT_KINDS):
+                return ad, bd
+            rt = result_type(ad, bd)
+        else:
+            b = _number(b)
+            if _scalar_ok(ad.dtype.kind, b) and (not true_divide or ad.dtype.kind in _FLOAT_KINDS):
+                return ad, b
+            rt = result_type(ad, b)
+        if true_divide and rt.kind not in _FLOAT_KINDS:
+            rt = default_float_np()
+        return (ad if ad.dtype == rt else ad.astype(rt)), (
+            (bd if bd.dtype == rt else bd.astype(rt)) if isinstance(b, Tensor) else _cast_scalar(b, rt)
+        )
+    # a is a scalar, b a Tensor
+    a = _number(a)
+    bd = b._data
+    rt = result_type(a, bd)
+    if true_divide and rt.kind not in _FLOAT_KINDS:
+        rt = default_float_np()
+    return _cast_scalar(a, rt), (bd if bd.dtype == rt else bd.astype(rt))
+
+
+def _cast_scalar(value, rt):
+    # Keep Python scalars weak so NumPy keeps the array's dtype; only bools need care.
+    if rt.kind in _FLOAT_KINDS and type(value) is bool:
+        return float(value)
+    return value
+
+
+def _number(value):
+    """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion)."""
+    t = type(value)
+    if t is float or t is int or t is bool:
+        return value
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if isinstance(value, (int, float, complex)):
+        return value
+    raise TypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")

@@ -1,0 +1,158 @@
+"""Indexing: ``tensor[key]`` for ints, slices, None, Ellipsis, bool masks and integer arrays.
+
+Basic indexing returns a view (shared memory), named as the last op torch would
+apply (``SelectBackward0``, ``SliceBackward0``, ``UnsqueezeBackward0``,
+``AliasBackward0``); advanced indexing copies (``IndexBackward0``). One node is
+recorded per ``__getitem__``. The backward scatters the gradient into zeros of
+the input's shape with ``IndexPutBackward`` below, itself differentiable
+(its backward is indexing again), so higher derivatives work.
+"""
+
+from __future__ import annotations
+
+from .._backend import index_add, xp
+from .._tensor import Tensor, wrap
+from .registry import Op, apply, register
+
+
+class _BasicIndex(Op):
+    @staticmethod
+    def forward(a, key, in_shape, advanced):
+        try:
+            return a[key]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+
+    def backward(self, g):
+        key, shape, advanced = self._params
+        return (index_backward(g, shape, key, advanced),)
+
+
+@register
+class SelectBackward0(_BasicIndex):
+    """x[i]: the gradient lands at index i of zeros shaped like x."""
+
+
+@register
+class SliceBackward0(_BasicIndex):
+    """x[a:b:c]."""
+
+
+@register
+class AliasBackward0(_BasicIndex):
+    """x[...]: the same elements."""
+
+
+@register
+class IndexBackward0(_BasicIndex):
+    """x[int array / bool mask]: a copy; repeated indices accumulate in backward."""
+
+
+class _UnsqueezeIndex(_BasicIndex):
+    pass
+
+
+_UnsqueezeIndex.__name__ = "UnsqueezeBackward0"
+_UnsqueezeIndex.__qualname__ = "UnsqueezeBackward0"
+
+
+@register
+class IndexPutBackward(Op):
+    """The backward of indexing: zeros of ``shape`` with ``grad`` put (added) at ``key``."""
+
+    @staticmethod
+    def forward(g, key, shape, advanced):
+        out = xp.zeros(shape, dtype=g.dtype)
+        if advanced:
+            index_add(out, key, g)
+        else:
+            out[key] = g
+        return out
+
+    def backward(self, gg):
+        key, shape, advanced = self._params
+        return (getitem_raw(gg, key, shape, advanced),)
+
+
+IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"
+
+
+def index_backward(g: Tensor, shape, key, advanced: bool) -> Tensor:
+    return apply(IndexPutBackward, (g,), (key, shape, advanced))
+
+
+def getitem_raw(a: Tensor, key, shape, advanced) -> Tensor:
+    op = IndexBackward0 if advanced else SliceBackward0
+    return apply(op, (a,), (key, shape, advanced))
+
+
+def _normalise_key(key):
+    """Convert tensors in the key to arrays; return (key, is_advanced, grad_fn class)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    advanced = False
+    name = None
+    saw_slice = False
+    for k in key:
+        if isinstance(k, Tensor):
+            d = k._data
+            if d.dtype.kind in "iu" and d.ndim == 0:
+                k = int(d)
+            elif d.dtype.kind == "b" or d.dtype.kind in "iu":
+                k = d
+            else:
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
+        if k is None:
+            name = _UnsqueezeIndex
+        elif k is Ellipsis:
+            pass
+        elif isinstance(k, bool):
+            advanced = True
+        elif isinstance(k, int) or (hasattr(k, "__index__") and not isinstance(k, (list, xp.ndarray))):
+            k = int(k.__index__()) if not isinstance(k, int) else k
+            name = SelectBackward0
+        elif isinstance(k, slice):
+            saw_slice = True
+            if k != slice(None):
+                name = SliceBackward0
+        elif isinstance(k, (list, xp.ndarray)):
+            arr = xp.asarray(k)
+            if arr.dtype.kind not in "iub":
+                if arr.size == 0:
+                    arr = arr.astype(xp.int64)
+                else:
+                    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            k = arr
+            advanced = True
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+                f"(got {type(k).__name__})"
+            )
+        items.append(k)
+    if advanced:
+        name = IndexBackward0
+    elif name is None:
+        name = SliceBackward0 if saw_slice else AliasBackward0
+    return tuple(items), advanced, name
+
+
+def getitem(a: Tensor, key) -> Tensor:
+    key, advanced, op = _normalise_key(key)
+    if a._data.ndim == 0 and not advanced and any(k is not None and k is not Ellipsis for k in key):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    out = apply(op, (a,), (key, a._data.shape, advanced))
+    if not advanced:
+        out._version = a._version
+        out._base = a if a._base is None else a._base
+    return out
+
+
+def scatter_along(g: Tensor, shape, axis: int, index) -> Tensor:
+    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``axis`` (backward of max/min over a dim)."""
+    grids = list(xp.indices(index.shape, sparse=True))
+    grids[axis] = index
+    return index_backward(g, shape, tuple(grids), True)

@@ -1,0 +1,152 @@
+"""How an op is declared and run.
+
+An op is a ``Node`` subclass named as torch's ``grad_fn`` (``MulBackward0``), with
+- ``forward(*arrays, *params)``: a static function on plain arrays (through the
+  backend namespace) returning one array;
+- ``backward(self, grad)``: the vector-Jacobian product, written with dyngrad
+  Tensor ops, returning one gradient (or None) per input. Under a plain
+  ``backward()`` the engine runs it with grad mode off, so it records nothing;
+  under ``create_graph=True`` it records, which gives higher derivatives;
+- ``save_inputs`` / ``save_result``: what backward needs. Saved inputs keep their
+  tensors (with the version they had); a saved result keeps only its array and
+  version counter (see Note [No reference cycles] in autograd/graph.py).
+
+``apply`` is the single path from a public function to an op: it runs the
+forward and, when grad mode is on and an input requires grad, attaches a node.
+Every op class is listed in ``REGISTRY`` by its torch name; the op test table
+checks that each has a row.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import _state
+from ..autograd.graph import AccumulateGrad, Node, new_node
+
+REGISTRY: dict[str, type] = {}
+
+
+def register(cls: type) -> type:
+    """Class decorator: list the op under its grad_fn name."""
+    REGISTRY[cls.__name__] = cls
+    return cls
+
+
+class Op(Node):
+    """Base of registry ops; see the module docstring."""
+
+    __slots__ = ()
+    save_inputs = False
+    save_result = False
+
+    @staticmethod
+    def forward(*args):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # --- helpers for backward ----------------------------------------------
+    def saved_result(self) -> Tensor:
+        """The op's output rebuilt as a tensor whose grad_fn is this node (see Note [No reference cycles])."""
+        saved = self.saved()
+        array, _ = saved[-1]
+        t = wrap(array, True, self)
+        return t
+
+
+def edge(t):
+    """The (node, input_nr) pair a gradient for input ``t`` flows to, or (None, 0)."""
+    if type(t) is not Tensor and not isinstance(t, Tensor):
+        return (None, 0)
+    if not t._requires_grad:
+        return (None, 0)
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (grad_accumulator(t), 0)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by every op that uses the leaf while it lives."""
+    ref = t._accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accumulator = weakref.ref(acc)
+    return acc
+
+
+def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = None) -> Tensor:
+    """Run ``op`` on ``inputs`` (Tensors or Python scalars) and record it when needed.
+
+    ``arrays`` lets a caller pass the inputs' arrays already cast to the promoted dtype.
+    """
+    if arrays is None:
+        arrays = tuple(t._data if isinstance(t, Tensor) else t for t in inputs)
+    try:
+        out = op.forward(*arrays, *params)
+    except ValueError as e:
+        raise _translate(e, arrays) from None
+    if not _state.enabled:
+        return wrap(out)
+    for t in inputs:
+        if isinstance(t, Tensor) and t._requires_grad:
+            break
+    else:
+        return wrap(out)
+    node = new_node(op)
+    node.next_functions = tuple(edge(t) for t in inputs)
+    node._params = params
+    node._meta = ((out.shape, out.dtype),)
+    result = wrap(out, True, node)
+    if op.save_inputs:
+        node._versions = tuple(t._version[0] if isinstance(t, Tensor) else None for t in inputs)
+        saved = inputs
+        if op.save_result:
+            saved = inputs + ((out, result._version),)
+            node._versions += (0,)
+    elif op.save_result:
+        saved = ((out, result._version),)
+        node._versions = (0,)
+    else:
+        saved = ()
+    node._saved = saved
+    return result
+
+
+def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
+    """Like ``apply`` for an op whose forward returns several arrays (one node, several outputs)."""
+    arrays = tuple(t._data if isinstance(t, Tensor) else t for t in inputs)
+    outs = op.forward(*arrays, *params)
+    needs = _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)
+    if not needs:
+        return tuple(wrap(o) for o in outs)
+    node = new_node(op)
+    node.next_functions = tuple(edge(t) for t in inputs)
+    node._params = params
+    node._meta = tuple((o.shape, o.dtype) for o in outs)
+    node._saved = inputs if op.save_inputs else ()
+    if op.save_inputs:
+        node._versions = tuple(t._version[0] if isinstance(t, Tensor) else None for t in inputs)
+    results = []
+    for i, o in enumerate(outs):
+        differentiable = o.dtype.kind in "fc"
+        r = wrap(o, differentiable, node if differentiable else None)
+        r._output_nr = i
+        results.append(r)
+    return tuple(results)
+
+
+def _translate(error: ValueError, arrays) -> Exception:
+    """Turn NumPy's broadcasting ValueError into torch's RuntimeError naming the sizes."""
+    if "broadcast" in str(error):
+        from .broadcast import broadcast_shape
+
+        shapes = [a.shape for a in arrays if hasattr(a, "shape")]
+        try:
+            s = shapes[0]
+            for other in shapes[1:]:
+                s = broadcast_shape(s, other)
+        except RuntimeError as e:
+            return e
+    return error

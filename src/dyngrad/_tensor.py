@@ -1,0 +1,418 @@
+"""The Tensor: an array plus what autograd needs to know about it.
+
+A tensor holds
+- ``_data``: its NumPy array (views share memory with their base, as in torch);
+- ``_requires_grad``, ``_grad_fn`` (None on leaves), ``_output_nr``;
+- ``_version``: a one-element list, shared with every view of the same memory,
+  bumped by each in-place op so saved tensors can detect modification;
+- ``_grad``, and for leaves a weak reference to their ``AccumulateGrad``.
+
+Attributes other than the first few are class-level defaults, so creating a
+tensor (the hot path of every op) sets only five attributes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from . import _dtype
+from ._backend import xp
+
+
+class Size(tuple):
+    """A tensor shape; a tuple that prints as torch's ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(n) for n in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """The only device dyngrad has: ``cpu``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002 - torch's name
+        if isinstance(type, device):
+            type = type.type
+        if type != "cpu":
+            raise RuntimeError(f"dyngrad runs on the CPU only; got device '{type}'")
+        self.type = "cpu"
+        self.index = None
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, device) or other == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+CPU = device()
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
+    "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)
+
+
+def _is_float_np(npd) -> bool:
+    return npd.kind in "fc"
+
+
+class Tensor:
+    """A multi-dimensional array that records the ops applied to it (torch.Tensor)."""
+
+    # Class-level defaults: see the module docstring.
+    _grad = None
+    _grad_fn = None
+    _output_nr = 0
+    _accumulator = None
+    _retains_grad = False
+    _hooks = None
+    _post_acc_hooks = None
+    _base = None
+    __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
+
+    def __init__(self, *args, dtype=None, requires_grad: bool = False) -> None:
+        # torch.Tensor(data) or torch.Tensor(*sizes): always the default float dtype.
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = _to_array(args[0], dtype or _dtype.get_default_dtype())
+        else:
+            data = xp.empty(tuple(args), dtype=_dtype.to_numpy(dtype or _dtype.get_default_dtype()))
+        self._data = data
+        self._requires_grad = False
+        self._version = [0]
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def data(self) -> Tensor:
+        """The same memory as a detached tensor with its own version counter (torch's ``.data``)."""
+        return wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self
+
+    def _set_requires_grad(self, value: bool, message: str) -> None:
+        value = bool(value)
+        if self._grad_fn is not None and not value:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if value and not _is_float_np(self._data.dtype):
+            raise RuntimeError(message)
+        if self._grad_fn is None:
+            self._requires_grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size, original size {list(self.shape)}, "
+                    f"new size {list(value.shape)}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward (a no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        import weakref
+
+        node = self._grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def _version_counter(self) -> int:
+        return self._version[0]
+
+    # keep torch's public spelling of the counter
+    @property
+    def _version_value(self) -> int:  # pragma: no cover - alias
+        return self._version[0]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy(self._data.dtype)
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_contiguous(self) -> bool:
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim: int | None = None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    # ---------------------------------------------------------- conversions
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False):
+        from .autograd.grad_mode import _state
+
+        if self._requires_grad and _state.enabled and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        from .autograd.grad_mode import _state
+
+        if self._requires_grad and _state.enabled:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        n = self._data.size
+        if n == 1:
+            return bool(self._data.reshape(()))
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import format_tensor
+
+        d = self.dtype
+        npd = self._data.dtype
+        default = (
+            npd == _dtype.get_default_dtype().np
+            or npd == _dtype.int64.np
+            or npd == _dtype.bool.np
+            or (npd == _dtype.complex64.np and _dtype.get_default_dtype() is _dtype.float32)
+            or (npd == _dtype.complex128.np and _dtype.get_default_dtype() is _dtype.float64)
+        )
+        fn = self._grad_fn
+        return format_tensor(
+            self._data,
+            dtype_name=d.name,
+            is_default_dtype=default,
+            requires_grad=self._requires_grad,
+            grad_fn_name=fn.name() if fn is not None else None,
+        )
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+                "moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
+                "weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        t = wrap(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            t._grad = wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+    # ------------------------------------------------------------- graph
+    def detach(self) -> Tensor:
+        """A new leaf sharing memory and version counter, outside the graph."""
+        t = wrap(self._data)
+        t._version = self._version
+        return t
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (torch.Tensor.backward)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
+        from .autograd.hooks import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd.hooks import register_post_accumulate_hook
+
+        return register_post_accumulate_hook(self, hook)
+
+
+def wrap(array, requires_grad: bool = False, grad_fn=None) -> Tensor:
+    """Make a tensor around ``array`` without copying (the hot path of every op)."""
+    t = _new(Tensor)
+    t._data = array
+    t._requires_grad = requires_grad
+    t._version = [0]
+    if grad_fn is not None:
+        t._grad_fn = grad_fn
+    return t
+
+
+_new = object.__new__
+
+
+def _rebuild(data, requires_grad):
+    return wrap(data, requires_grad)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """Turn a possibly negative dim into an index, with torch's IndexError when out of range."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 and ndim else (0 if dim < 0 else dim)
+
+
+def _to_array(data, dtype=None):
+    """Convert Python data / arrays / tensors to an array, inferring dtype as torch does."""
+    from ._creation import to_array
+
+    return to_array(data, dtype)

@@ -1,0 +1,354 @@
+"""Tensor methods and operators, bound to the functions in ``_ops``.
+
+Kept apart from ``_tensor.py`` so the Tensor class stays small and the ops can
+import it; every method here is a thin call into one op function.
+"""
+
+from __future__ import annotations
+
+from ._ops import comparison as cmp
+from ._ops import indexing, inplace, linalg, reduction, shape
+from ._ops import pointwise as pw
+from ._tensor import Tensor
+
+
+def _reflect(fn):
+    def method(self, other):
+        return fn(other, self)
+
+    return method
+
+
+def _safe(fn):
+    """Return NotImplemented for operands that are not numbers or tensors (so Python tries the other side)."""
+
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float, complex)) and not hasattr(other, "dtype"):
+            return NotImplemented
+        return fn(self, other)
+
+    method.__name__ = getattr(fn, "__name__", "op")
+    return method
+
+
+def _rpow(self, other):
+    return pw.pow(other, self)
+
+
+def _rsub(self, other):
+    return pw.rsub(self, other)
+
+
+def _rtruediv(self, other):
+    return pw.div(other, self)
+
+
+def _bind_inplace(compute):
+    def method(self, *args, **kwargs):
+        return inplace.inplace(self, lambda a, *rest: compute(a, *rest, **kwargs), *args)
+
+    return method
+
+
+def _add_(self, other, *, alpha=1):
+    return inplace.inplace(self, lambda a, o: pw.add(a, o, alpha), other)
+
+
+def _sub_(self, other, *, alpha=1):
+    return inplace.inplace(self, lambda a, o: pw.sub(a, o, alpha), other)
+
+
+def _iop(fn):
+    def method(self, other):
+        return inplace.inplace(self, fn, other)
+
+    return method
+
+
+def _matmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return linalg.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return linalg.matmul(other, self)
+
+
+def _T(self):
+    n = self._data.ndim
+    if n == 2:
+        return shape.permute(self, 1, 0)
+    if n < 2:
+        return self
+    import warnings
+
+    warnings.warn(
+        "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw "
+        "an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange"
+        "(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+        UserWarning,
+        stacklevel=2,
+    )
+    return shape.permute(self, *range(n - 1, -1, -1))
+
+
+def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return shape.transpose(self, -2, -1)
+
+
+def _flatten(self, start_dim: int = 0, end_dim: int = -1):
+    n = self._data.ndim
+    if n == 0:
+        return shape.reshape(self, 1)
+    from ._tensor import _wrap_dim
+
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    dims = self._data.shape
+    new = dims[:s] + (-1 if 0 not in dims[s : e + 1] else 0,) + dims[e + 1 :]
+    return shape.reshape(self, new)
+
+
+def _unbind(self, dim: int = 0):
+    from ._tensor import _wrap_dim
+
+    d = _wrap_dim(dim, self._data.ndim)
+    key = (slice(None),) * d
+    return tuple(indexing.getitem(self, key + (i,)) for i in range(self._data.shape[d]))
+
+
+def _type_cast(npd_name):
+    from . import _dtype
+
+    target = getattr(_dtype, npd_name)
+
+    def method(self, memory_format=None):
+        return shape.to(self, target)
+
+    return method
+
+
+def _type(self, dtype=None, non_blocking=False):
+    if dtype is None:
+        from ._tensor_str import format_tensor  # noqa: F401  (keeps import graph simple)
+
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+        return f"torch.{names.get(self.dtype.name, 'Float')}Tensor"
+    return shape.to(self, dtype)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    from ._creation import zeros
+
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    from ._creation import ones
+
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from ._creation import full
+
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    from ._creation import empty
+
+    return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _cpu(self, *args, **kwargs):
+    return self
+
+
+def _eq_method(self, other):
+    r = cmp.eq(self, other)
+    return r
+
+
+def _ne_method(self, other):
+    return cmp.ne(self, other)
+
+
+def _equal(self, other) -> bool:
+    return self._data.shape == other._data.shape and bool((self._data == other._data).all())
+
+
+def _argmax(self, dim=None, keepdim=False):
+    from ._backend import xp
+    from ._tensor import _wrap_dim, wrap
+
+    if dim is None:
+        return wrap(xp.asarray(self._data.argmax(), dtype=xp.int64))
+    d = _wrap_dim(dim, self._data.ndim)
+    return wrap(self._data.argmax(axis=d, keepdims=keepdim).astype(xp.int64))
+
+
+def _argmin(self, dim=None, keepdim=False):
+    from ._backend import xp
+    from ._tensor import _wrap_dim, wrap
+
+    if dim is None:
+        return wrap(xp.asarray(self._data.argmin(), dtype=xp.int64))
+    d = _wrap_dim(dim, self._data.ndim)
+    return wrap(self._data.argmin(axis=d, keepdims=keepdim).astype(xp.int64))
+
+
+METHODS = {
+    # arithmetic operators
+    "__add__": _safe(pw.add),
+    "__radd__": _safe(pw.add),
+    "__sub__": _safe(pw.sub),
+    "__rsub__": _safe(_rsub),
+    "__mul__": _safe(pw.mul),
+    "__rmul__": _safe(pw.mul),
+    "__truediv__": _safe(pw.div),
+    "__rtruediv__": _safe(_rtruediv),
+    "__pow__": _safe(pw.pow),
+    "__rpow__": _safe(_rpow),
+    "__matmul__": _matmul,
+    "__rmatmul__": _rmatmul,
+    "__neg__": pw.neg,
+    "__pos__": lambda self: self,
+    "__abs__": pw.abs,
+    "__iadd__": _iop(pw.add),
+    "__isub__": _iop(pw.sub),
+    "__imul__": _iop(pw.mul),
+    "__itruediv__": _iop(pw.div),
+    "__eq__": _eq_method,
+    "__ne__": _ne_method,
+    "__lt__": cmp.lt,
+    "__le__": cmp.le,
+    "__gt__": cmp.gt,
+    "__ge__": cmp.ge,
+    "__and__": cmp.bitwise_and,
+    "__or__": cmp.bitwise_or,
+    "__xor__": cmp.bitwise_xor,
+    "__invert__": lambda self: cmp.logical_not(self) if self._data.dtype.kind == "b" else self.__class__.__neg__(self) - 1,
+    "__getitem__": indexing.getitem,
+    # named arithmetic
+    "add": pw.add,
+    "sub": pw.sub,
+    "subtract": pw.sub,
+    "mul": pw.mul,
+    "multiply": pw.mul,
+    "div": pw.div,
+    "divide": pw.div,
+    "true_divide": pw.div,
+    "pow": pw.pow,
+    "neg": pw.neg,
+    "negative": pw.neg,
+    "exp": pw.exp,
+    "log": pw.log,
+    "sqrt": pw.sqrt,
+    "sin": pw.sin,
+    "cos": pw.cos,
+    "tanh": pw.tanh,
+    "sigmoid": pw.sigmoid,
+    "relu": pw.relu,
+    "abs": pw.abs,
+    "absolute": pw.abs,
+    "reciprocal": pw.reciprocal,
+    "eq": cmp.eq,
+    "ne": cmp.ne,
+    "lt": cmp.lt,
+    "le": cmp.le,
+    "gt": cmp.gt,
+    "ge": cmp.ge,
+    "equal": _equal,
+    "logical_not": cmp.logical_not,
+    # reductions
+    "sum": reduction.sum,
+    "mean": reduction.mean,
+    "max": reduction.max,
+    "min": reduction.min,
+    "argmax": _argmax,
+    "argmin": _argmin,
+    # shape
+    "reshape": shape.reshape,
+    "view": shape.view,
+    "view_as": lambda self, other: shape.view(self, other._data.shape),
+    "reshape_as": lambda self, other: shape.reshape(self, other._data.shape),
+    "flatten": _flatten,
+    "transpose": shape.transpose,
+    "swapaxes": shape.transpose,
+    "swapdims": shape.transpose,
+    "t": shape.t,
+    "permute": shape.permute,
+    "unsqueeze": shape.unsqueeze,
+    "squeeze": shape.squeeze,
+    "expand": shape.expand,
+    "expand_as": shape.expand_as,
+    "unbind": _unbind,
+    "clone": shape.clone,
+    "contiguous": shape.contiguous,
+    "to": shape.to,
+    "type": _type,
+    "float": _type_cast("float32"),
+    "double": _type_cast("float64"),
+    "half": _type_cast("float16"),
+    "long": _type_cast("int64"),
+    "int": _type_cast("int32"),
+    "short": _type_cast("int16"),
+    "bool": _type_cast("bool"),
+    "byte": _type_cast("uint8"),
+    "cpu": _cpu,
+    "matmul": linalg.matmul,
+    "mm": linalg.mm,
+    "mv": linalg.mv,
+    "bmm": linalg.bmm,
+    "dot": linalg.dot,
+    "new_tensor": _new_tensor,
+    "new_zeros": _new_zeros,
+    "new_ones": _new_ones,
+    "new_full": _new_full,
+    "new_empty": _new_empty,
+    # in place
+    "add_": _add_,
+    "sub_": _sub_,
+    "mul_": _iop(pw.mul),
+    "div_": _iop(pw.div),
+    "pow_": _iop(pw.pow),
+    "neg_": _bind_inplace(pw.neg),
+    "exp_": _bind_inplace(pw.exp),
+    "log_": _bind_inplace(pw.log),
+    "sqrt_": _bind_inplace(pw.sqrt),
+    "sin_": _bind_inplace(pw.sin),
+    "cos_": _bind_inplace(pw.cos),
+    "tanh_": _bind_inplace(pw.tanh),
+    "sigmoid_": _bind_inplace(pw.sigmoid),
+    "relu_": _bind_inplace(pw.relu),
+    "abs_": _bind_inplace(pw.abs),
+    "zero_": inplace.zero_,
+    "fill_": inplace.fill_,
+    "copy_": inplace.copy_,
+}
+
+PROPERTIES = {"T": _T, "mT": _mT}
+
+
+def install() -> None:
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    for name, fn in PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
+    Tensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise; hash stays by identity, as torch

@@ -1,0 +1,173 @@
+"""dyngrad.autograd: backward, grad, grad mode and the graph types (torch.autograd)."""
+
+from __future__ import annotations
+
+from .._backend import xp
+from .._tensor import Tensor, wrap
+from . import graph
+from .engine import run_backward
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = [
+    "backward",
+    "grad",
+    "graph",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+]
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_edges(outputs, grad_outputs, create_graph: bool):
+    from .._ops.registry import edge
+
+    roots, grads = [], []
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"Mismatch in number of grad_outputs: got {len(grad_outputs)} and outputs: {len(outputs)}"
+        )
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"element {i} of tensors is not a Tensor (got {type(out).__name__})")
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._data.dtype.kind not in "fc":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype}"
+                )
+            g = wrap(xp.ones_like(out._data))
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size([{', '.join(map(str, g._data.shape))}]) "
+                    f"and output[{i}] has a shape of torch.Size([{', '.join(map(str, out._data.shape))}])."
+                )
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out._data.dtype)
+            elif not create_graph:
+                g = g.detach()
+        roots.append(edge(out))
+        grads.append(g)
+    return roots, grads
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (torch.autograd.backward).
+
+    Raises:
+        RuntimeError: a non-scalar output without ``grad_tensors``, an output that does not
+            require grad, a gradient of the wrong shape, or a second pass through freed buffers.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        import warnings
+
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+            "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+            "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+            "your parameters to None after use to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=3,
+        )
+    roots, grads = _root_edges(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        from .._ops.registry import edge
+
+        slots = {}
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            slots.setdefault(edge(t), len(slots))
+        captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
+        from .engine import accumulate_grad
+
+        for t in inputs:
+            g = captured[slots[edge(t)]]
+            if g is not None:
+                accumulate_grad(t, g, create_graph)
+        return
+    run_backward(roots, grads, retain_graph, create_graph)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+):
+    """Return the gradients of ``outputs`` with respect to ``inputs`` without touching ``.grad`` (torch.autograd.grad)."""
+    from .._ops.registry import edge
+
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, grads = _root_edges(outputs, grad_outputs, create_graph)
+    slots = {}
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        slots.setdefault(edge(t), len(slots))
+    captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
+    result = []
+    for t in inputs:
+        g = captured[slots[edge(t)]]
+        if g is None:
+            if materialize_grads:
+                g = wrap(xp.zeros_like(t._data))
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+        result.append(g)
+    return tuple(result)
+

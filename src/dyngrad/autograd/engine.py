@@ -1,0 +1,204 @@
+"""The backward engine: runs the chain rule over the recorded graph.
+
+Iterative, never recursive (a chain of 100,000 ops needs no deep Python stack).
+1. Walk the graph from the roots and count, for every node, how many gradient
+   contributions it will receive.
+2. Run nodes whose contributions have all arrived, later-created nodes first
+   (a heap keyed by creation order, as torch's ready queue; AccumulateGrad first
+   of all). Each incoming gradient is checked against the shape and dtype of the
+   output it belongs to: a gradient in a broadcast shape is reduced with
+   ``sum_to`` here, the one place broadcasting is undone.
+3. Free saved values as each node finishes, unless ``retain_graph``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from .._backend import xp
+from .._tensor import Tensor, wrap
+from .grad_mode import _state
+from .graph import AccumulateGrad
+
+
+def _shape_str(shape) -> str:
+    return f"torch.Size([{', '.join(str(n) for n in shape)}])"
+
+
+def _expandable_to(grad_shape, shape) -> bool:
+    """True when a tensor of ``shape`` broadcasts to ``grad_shape`` (so the gradient can be summed down)."""
+    if len(shape) > len(grad_shape):
+        return False
+    for g, s in zip(reversed(grad_shape), reversed(shape)):
+        if s != g and s != 1:
+            return False
+    return True
+
+
+def _validate(node, index, grad: Tensor, meta) -> Tensor:
+    shape, npd = meta
+    gd = grad._data
+    if gd.shape != shape:
+        if not _expandable_to(gd.shape, shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(str(n) for n in gd.shape)}] but expected shape compatible with "
+                f"[{', '.join(str(n) for n in shape)}]"
+            )
+        from .._ops.reduction import sum_to
+
+        grad = sum_to(grad, shape)
+    if grad._data.dtype != npd:
+        grad = grad.to(npd)
+    return grad
+
+
+def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capture=None, accumulate=True):
+    """Backpropagate ``root_grads`` from the ``roots`` edges.
+
+    Args:
+        roots: list of (node, output_nr) edges, one per output tensor.
+        root_grads: list of Tensors, already checked against the outputs' shapes.
+        capture: optional dict {(node, nr): slot} of edges whose gradient is wanted
+            (``autograd.grad`` and ``backward(inputs=...)``); the captured grads come back
+            as a list. With ``accumulate=False`` no leaf ``.grad`` is touched.
+    """
+    # 1. Count dependencies.
+    deps: dict = {}
+    stack = []
+    for node, _ in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+
+    # 2. Seed the buffers with the root gradients.
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._meta)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    captured = [None] * (len(set(capture.values())) if capture else 0)
+    counter = itertools.count()
+    heap = []
+    for node in buffers:
+        if deps[node] == 0:
+            heap.append((_priority(node), next(counter), node))
+    heapq.heapify(heap)
+
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None) or [None] * len(node._meta)
+            if node._pre_hooks is not None:
+                grads = _run_pre_hooks(node, grads)
+            if node._retained is not None:
+                _retain(node, grads, create_graph)
+            if capture is not None:
+                for nr, g in enumerate(grads):
+                    slot = capture.get((node, nr))
+                    if slot is not None and g is not None:
+                        captured[slot] = g if captured[slot] is None else captured[slot] + g
+            if type(node) is AccumulateGrad:
+                if accumulate and grads[0] is not None:
+                    accumulate_grad(node.variable, grads[0], create_graph)
+                continue
+            if any(g is not None for g in grads):
+                if len(grads) > 1:
+                    grads = [
+                        g if g is not None else wrap(xp.zeros(shape, dtype=npd))
+                        for g, (shape, npd) in zip(grads, node._meta)
+                    ]
+                outs = node.backward(*grads)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+            else:
+                outs = ()
+            if not retain_graph:
+                node.release()
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = outs[i] if i < len(outs) else None
+                if g is not None:
+                    meta = nxt._meta[nr]
+                    if g._data.shape != meta[0] or g._data.dtype != meta[1]:
+                        g = _validate(node, i, g, meta)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * len(nxt._meta)
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(heap, (_priority(nxt), next(counter), nxt))
+    finally:
+        _state.enabled = prev_mode
+    return captured
+
+
+def _priority(node) -> float:
+    # Later nodes first; AccumulateGrad (seq -1) before everything, as torch gives it top priority.
+    seq = node._seq
+    return float("-inf") if seq < 0 else -seq
+
+
+def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
+    """Add ``grad`` into ``var.grad``: a fresh tensor the first time, summed after."""
+    if var._hooks:
+        for hook in tuple(var._hooks.values()):
+            out = hook(grad)
+            if out is not None:
+                grad = out
+    old = var._grad
+    if old is None:
+        # A fresh tensor that shares no memory with a gradient flowing elsewhere in the graph.
+        var._grad = grad if create_graph else wrap(grad._data.copy())
+    elif create_graph or _state.enabled:
+        var._grad = old + grad
+    else:
+        # In place, as torch does: the .grad object stays the same tensor.
+        if old._data.flags.writeable and old._grad_fn is None:
+            xp.add(old._data, grad._data, out=old._data, casting="unsafe")
+            old._version[0] += 1
+        else:
+            var._grad = wrap(old._data + grad._data)
+    if var._post_acc_hooks:
+        for hook in tuple(var._post_acc_hooks.values()):
+            hook(var)
+
+
+def _retain(node, grads, create_graph: bool) -> None:
+    for nr, ref in node._retained.items():
+        t = ref()
+        g = grads[nr]
+        if t is None or g is None:
+            continue
+        if t._grad is None:
+            t._grad = g if create_graph else wrap(g._data.copy())
+        else:
+            t._grad = t._grad + g
+
+
+def _run_pre_hooks(node, grads):
+    grads = list(grads)
+    for nr, hooks in node._pre_hooks.items():
+        for hook in tuple(hooks.values()):
+            if grads[nr] is None:
+                continue
+            out = hook(grads[nr])
+            if out is not None:
+                grads[nr] = out
+    return grads

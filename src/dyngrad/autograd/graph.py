@@ -1,0 +1,135 @@
+"""Graph nodes: the ``grad_fn`` objects that record how each tensor was made.
+
+A ``Node`` is created by an op when grad mode is on and an input requires grad.
+It holds the edges to the nodes of its inputs (``next_functions``), the values it
+saved for backward, and the shape and dtype of each output (so the engine can
+check and reduce incoming gradients in one place).
+
+Note [No reference cycles]
+A tensor points to its ``grad_fn``; a node never points back to its own output
+tensor. When an op needs its result in backward it saves the result's array and
+version counter and rebuilds a tensor on unpack. Leaves hold their
+``AccumulateGrad`` through a weak reference, and the ``AccumulateGrad`` holds the
+leaf. So a forward+backward frees its memory by reference counting alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """Base of every ``grad_fn``; subclasses are named as torch's (``MulBackward0``)."""
+
+    __slots__ = (
+        "next_functions",  # tuple of (Node | None, input_nr), one per input
+        "_saved",  # tuple of saved values (Tensors, arrays, Python values), None once freed
+        "_versions",  # version of each saved tensor at save time
+        "_params",  # non-tensor arguments of the op (dims, shapes, ...)
+        "_meta",  # ((shape, np.dtype), ...) one per output
+        "_seq",  # creation order; the engine runs later nodes first, as torch does
+        "_retained",  # {output_nr: weakref to a tensor that called retain_grad()}
+        "_pre_hooks",  # {output_nr: [hook, ...]} from Tensor.register_hook
+        "__weakref__",
+    )
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def needs_input_grad(self, i: int) -> bool:
+        return self.next_functions[i][0] is not None
+
+    # --- saved values -------------------------------------------------------
+    def saved(self):
+        """The saved values, after checking none was freed or modified in place."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        versions = self._versions
+        if versions:
+            _check_versions(self, saved, versions)
+        return saved
+
+    def release(self) -> None:
+        """Free saved values (called after a backward pass without retain_graph)."""
+        if self._saved is not None and self._saved != ():
+            self._saved = None
+
+    def backward(self, *grads):  # pragma: no cover - every op overrides it
+        raise NotImplementedError
+
+
+def _check_versions(node, saved, versions) -> None:
+    from .._tensor import Tensor  # local: graph must not depend on the tensor module at import
+
+    for value, version in zip(saved, versions):
+        if version is None:
+            continue
+        current = value._version[0] if isinstance(value, Tensor) else value[1][0]
+        if current != version:
+            if isinstance(value, Tensor):
+                shape, npd, producer = value.shape, value._data.dtype, value._grad_fn
+                nr = value._output_nr
+            else:
+                shape, npd, producer, nr = tuple(value[0].shape), value[0].dtype, node, 0
+            from .._dtype import from_numpy
+
+            kind = {
+                "float32": "FloatTensor",
+                "float64": "DoubleTensor",
+                "float16": "HalfTensor",
+                "int64": "LongTensor",
+                "int32": "IntTensor",
+                "bool": "BoolTensor",
+            }.get(from_numpy(npd).name, "Tensor")
+            where = f", which is output {nr} of {producer.name()}," if producer is not None else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [torch.{kind} [{', '.join(str(n) for n in shape)}]]{where} is at version "
+                f"{current}; expected version {version} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+
+
+class AccumulateGrad(Node):
+    """The node that adds an incoming gradient into a leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._saved = ()
+        self._versions = None
+        self._params = None
+        self._meta = ((variable._data.shape, variable._data.dtype),)
+        self._seq = -1  # leaves run last among ready nodes, as in torch (max priority is never needed)
+        self._retained = None
+        self._pre_hooks = None
+
+
+def new_node(cls):
+    """Allocate a node without running ``__init__`` (ops set the slots they use)."""
+    node = object.__new__(cls)
+    node._seq = next(_sequence)
+    node._retained = None
+    node._pre_hooks = None
+    node._versions = None
+    return node
