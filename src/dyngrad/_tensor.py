@@ -388,6 +388,8 @@ class Tensor:
 def wrap(array, requires_grad: bool = False, grad_fn=None) -> Tensor:
     """Make a tensor around ``array`` without copying (the hot path of every op)."""
     t = _new(Tensor)
+    if type(array) is not _ndarray:  # NumPy ufuncs turn 0-d results into scalars
+        array = xp.asarray(array)
     t._data = array
     t._requires_grad = requires_grad
     t._version = [0]
@@ -397,6 +399,7 @@ def wrap(array, requires_grad: bool = False, grad_fn=None) -> Tensor:
 
 
 _new = object.__new__
+_ndarray = xp.ndarray
 
 
 def _rebuild(data, requires_grad):

@@ -21,6 +21,8 @@ class _BasicIndex(Op):
         try:
             return a[key]
         except IndexError as e:
+            if "too many indices" in str(e):
+                raise IndexError(f"too many indices for tensor of dimension {a.ndim}") from None
             raise IndexError(str(e).replace("axis", "dimension")) from None
 
     def backward(self, g):
@@ -86,62 +88,83 @@ def getitem_raw(a: Tensor, key, shape, advanced) -> Tensor:
     return apply(op, (a,), (key, shape, advanced))
 
 
-def _normalise_key(key):
-    """Convert tensors in the key to arrays; return (key, is_advanced, grad_fn class)."""
-    if not isinstance(key, tuple):
+def _normalise_key(key, shape):
+    """Convert tensors in the key to arrays; return (key, is_advanced, grad_fn class).
+
+    The class is the last op torch's indexing would apply: ``SelectBackward0`` for an int,
+    ``SliceBackward0`` for a slice, ``UnsqueezeBackward0`` for None. Inside a tuple key a slice
+    that keeps its whole dim is skipped by torch (``x[:, :]`` is an ``AliasBackward0``); a bare
+    slice (``x[:]``) is always a ``SliceBackward0``.
+    """
+    bare = not isinstance(key, tuple)
+    if bare:
         key = (key,)
     items = []
     advanced = False
     name = None
-    saw_slice = False
     for k in key:
         if isinstance(k, Tensor):
             d = k._data
             if d.dtype.kind in "iu" and d.ndim == 0:
                 k = int(d)
-            elif d.dtype.kind == "b" or d.dtype.kind in "iu":
+            elif d.dtype.kind in "biu":
                 k = d
             else:
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors"
-                )
-        if k is None:
-            name = _UnsqueezeIndex
-        elif k is Ellipsis:
-            pass
-        elif isinstance(k, bool):
-            advanced = True
-        elif isinstance(k, int) or (hasattr(k, "__index__") and not isinstance(k, (list, xp.ndarray))):
-            k = int(k.__index__()) if not isinstance(k, int) else k
-            name = SelectBackward0
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         elif isinstance(k, slice):
-            saw_slice = True
-            if k != slice(None):
-                name = SliceBackward0
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
         elif isinstance(k, (list, xp.ndarray)):
             arr = xp.asarray(k)
             if arr.dtype.kind not in "iub":
-                if arr.size == 0:
-                    arr = arr.astype(xp.int64)
-                else:
+                if arr.size != 0:
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                arr = arr.astype(xp.int64)
             k = arr
-            advanced = True
-        else:
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-                f"(got {type(k).__name__})"
-            )
+        elif k is not None and k is not Ellipsis and not isinstance(k, bool):
+            if isinstance(k, int) or (hasattr(k, "__index__") and not isinstance(k, float)):
+                k = int(k.__index__())
+            else:
+                raise IndexError(
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                    f"indices (got {type(k).__name__})"
+                )
         items.append(k)
+    # Which dim does each item index? (Ellipsis stands for the dims no other item consumes.)
+    consumed = 0
+    for k in items:
+        if isinstance(k, xp.ndarray):
+            consumed += k.ndim if k.dtype.kind == "b" else 1
+        elif k is not None and k is not Ellipsis and not isinstance(k, bool):
+            consumed += 1
+    dim = 0
+    for k in items:
+        if k is None:
+            name = _UnsqueezeIndex
+        elif k is Ellipsis:
+            dim += max(len(shape) - consumed, 0)
+        elif isinstance(k, bool) or isinstance(k, xp.ndarray):
+            advanced = True
+            dim += k.ndim if isinstance(k, xp.ndarray) and k.dtype.kind == "b" else (0 if isinstance(k, bool) else 1)
+        elif isinstance(k, slice):
+            size = shape[dim] if dim < len(shape) else 0
+            # torch skips a slice only when its literal bounds cover the dim (no normalisation of -1)
+            whole = (k.start in (None, 0)) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
+            if bare or not whole:
+                name = SliceBackward0
+            dim += 1
+        else:
+            name = SelectBackward0
+            dim += 1
     if advanced:
         name = IndexBackward0
     elif name is None:
-        name = SliceBackward0 if saw_slice else AliasBackward0
+        name = AliasBackward0
     return tuple(items), advanced, name
 
 
 def getitem(a: Tensor, key) -> Tensor:
-    key, advanced, op = _normalise_key(key)
+    key, advanced, op = _normalise_key(key, a._data.shape)
     if a._data.ndim == 0 and not advanced and any(k is not None and k is not Ellipsis for k in key):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     out = apply(op, (a,), (key, a._data.shape, advanced))

@@ -174,37 +174,61 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return _squeeze4(mm(a.unsqueeze(0), b))
     if da == 2 and db == 2:
         return mm(a, b)
-    if da >= 3 and db <= 2:
-        # Fold the batch dims of a into its rows: one mm / mv call.
-        batch = a._data.shape[:-1]
-        k = a._data.shape[-1]
-        if db == 2 and b._data.shape[0] != k:
+    if _should_fold(a, b):
+        # Fold the batch dims of the larger operand into matrix rows: one mm / mv call.
+        transpose = db > da
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if da == 2 else a) if transpose else b
+        sizes = t1._data.shape
+        k = sizes[-1]
+        if t2._data.shape[0] != k:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({_dims((_prod(batch), k))} and {_dims(b._data.shape)})"
+                f"mat1 and mat2 shapes cannot be multiplied ({_prod(sizes[:-1])}x{k} and {_dims(t2._data.shape)})"
+                if t2._data.ndim == 2
+                else f"size mismatch, got input ({_prod(sizes[:-1])}), mat ({_prod(sizes[:-1])}x{k}), "
+                f"vec ({t2._data.shape[0]})"
             )
-        flat = a.reshape(-1, k)
-        out = mm(flat, b) if db == 2 else mv(flat, b)
-        shape = batch + ((b._data.shape[1],) if db == 2 else ())
-        return _unsafe_view(out, shape)
-    # General case: broadcast the batch dims and use bmm.
-    a2 = a.unsqueeze(0) if da == 1 else a
-    b2 = b.unsqueeze(-1) if db == 1 else b
-    n, k = a2._data.shape[-2:]
-    k2, m = b2._data.shape[-2:]
-    if k != k2:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{_prod(a2._data.shape[:-2])}, {k}] "
-            f"but got: [{_prod(b2._data.shape[:-2])}, {k2}]."
-        )
+        folded = t1.reshape(_prod(sizes[:-1]), k)
+        if t2._data.ndim == 2:
+            out = _unsafe_view(mm(folded, t2), sizes[:-1] + (t2._data.shape[1],))
+            return out.mT.contiguous() if transpose else out
+        return _unsafe_view(mv(folded, t2), sizes[:-1])
+    # General case: broadcast the batch dims, fold them into one, and use bmm.
+    n = a._data.shape[-2] if da > 1 else 1
+    k = a._data.shape[-1]
+    k2 = b._data.shape[-2] if db > 1 else b._data.shape[0]
+    p = b._data.shape[-1] if db > 1 else 1
+    batch_a, batch_b = a._data.shape[: max(da - 2, 0)], b._data.shape[: max(db - 2, 0)]
     try:
-        batch = xp.broadcast_shapes(a2._data.shape[:-2], b2._data.shape[:-2])
+        batch = xp.broadcast_shapes(batch_a, batch_b)
     except ValueError:
-        raise RuntimeError(_broadcast_error(a2._data.shape[:-2], b2._data.shape[:-2])) from None
+        raise RuntimeError(_broadcast_error(batch_a, batch_b)) from None
     B = _prod(batch)
-    a3 = a2.expand(batch + (n, k)).reshape(B, n, k)
-    b3 = b2.expand(batch + (k, m)).reshape(B, k, m)
-    shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
-    return _unsafe_view(bmm(a3, b3), shape)
+    a3 = a.expand(batch + (n, k)).reshape(B, n, k)
+    if db == 1:
+        b3 = b.expand(batch + (k2,)).reshape(B, k2).unsqueeze(2)
+    else:
+        b3 = b.expand(batch + (k2, p)).reshape(B, k2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(a3, b3)
+    return _unsafe_view(out.squeeze(-1) if db == 1 else out, shape)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's should_fold: fold into mm/mv when the larger operand is >= 3-D and the other <= 2-D."""
+    a_larger = a._data.ndim >= b._data.ndim
+    t1 = a if a_larger else b.mT
+    small = b if a_larger else a
+    if not (t1._data.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if t1._data.size == 0:
+        return True
+    shape, strides = t1._data.shape, t1._data.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1._data.ndim - 2))
 
 
 def _prod(shape) -> int:

@@ -154,9 +154,20 @@ class PowBackward2(Op):
 def _unary(name: str, fn, derivative, save: str = "input", doc: str = ""):
     """Declare a unary op whose backward is ``grad * derivative(saved)``."""
 
-    def backward(self, g):
-        saved = self.saved_result() if save == "result" else self.saved()[0]
-        return (derivative(g, saved),)
+    if save == "result":
+
+        def backward(self, g):
+            return (derivative(g, self.saved_result()),)
+
+    elif save == "input":
+
+        def backward(self, g):
+            return (derivative(g, self.saved()[0]),)
+
+    else:
+
+        def backward(self, g):
+            return (derivative(g, None),)
 
     cls = type(
         name,

@@ -16,12 +16,20 @@ from .registry import Op, apply, apply_multi, register
 
 def _dims(dim, ndim: int) -> tuple:
     """Normalise an int / tuple / list ``dim`` argument to sorted non-negative axes."""
+    if ndim == 0:  # a 0-d tensor accepts dim 0 / -1 and reduces nothing
+        for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+            _wrap_dim(d, 0)
+        return ()
     if isinstance(dim, (list, tuple)):
         axes = tuple(sorted({_wrap_dim(d, ndim) for d in dim}))
         if len(axes) != len(dim):
             raise RuntimeError(f"dim {dim[0]} appears multiple times in the list of dims")
         return axes
     return (_wrap_dim(dim, ndim),)
+
+
+def _nonempty(dim) -> bool:
+    return not (isinstance(dim, (list, tuple)) and len(dim) == 0)
 
 
 def _unsqueeze_to(g: Tensor, axes: tuple, keepdim: bool) -> Tensor:
@@ -70,9 +78,10 @@ def _sum_dtype(a: Tensor, dtype):
 
 def sum(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
     dt = _sum_dtype(a, dtype)
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+    if dim is None:
         return apply(SumBackward0, (a,), (dt, a._data.shape))
-    axes = _dims(dim, a._data.ndim)
+    # An empty dim list reduces every dim, but torch still records SumBackward1.
+    axes = _dims(dim, a._data.ndim) if _nonempty(dim) else tuple(range(a._data.ndim))
     return apply(SumBackward1, (a,), (axes, keepdim, dt, a._data.shape))
 
 
@@ -134,9 +143,9 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None:
         a = a.to(dtype)
     _check_float_for_mean(a)
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+    if dim is None:
         return apply(MeanBackward0, (a,), (a._data.shape,))
-    axes = _dims(dim, a._data.ndim)
+    axes = _dims(dim, a._data.ndim) if _nonempty(dim) else tuple(range(a._data.ndim))
     return apply(MeanBackward1, (a,), (axes, keepdim, a._data.shape))
 
 
@@ -191,6 +200,8 @@ class _ValuesIndicesOp(Op):
 
     @classmethod
     def forward(cls, a, axis, keepdim):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
         idx = cls.pick(a, axis=axis, keepdims=True)
         values = xp.take_along_axis(a, idx, axis=axis)
         if not keepdim:
@@ -201,6 +212,8 @@ class _ValuesIndicesOp(Op):
     def backward(self, g, _gi):
         (a,) = self.saved()
         axis, keepdim = self._params
+        if a._data.ndim == 0:
+            return (g,)
         idx = self._indices
         from .indexing import scatter_along
 

@@ -160,6 +160,8 @@ class PermuteBackward0(Op):
 
 
 def permute(a: Tensor, *dims) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _parse_shape(dims)
     n = a._data.ndim
     if len(dims) != n:
@@ -249,6 +251,8 @@ class ExpandBackward0(Op):
 
 
 def expand(a: Tensor, *sizes) -> Tensor:
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _parse_shape(sizes)
     shape = a._data.shape
     if len(sizes) < len(shape):

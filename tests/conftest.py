@@ -1,0 +1,50 @@
+"""Shared test helpers: run the same code on torch (the oracle) and dyngrad, and compare."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # for `import op_table`
+
+torch = pytest.importorskip("torch") if False else __import__("torch")  # torch is required: no skip
+torch.set_num_threads(1)
+
+import dyngrad  # noqa: E402
+
+TOL = {np.dtype("float32"): dict(rtol=1e-4, atol=1e-5), np.dtype("float64"): dict(rtol=1e-9, atol=1e-10)}
+
+
+def to_numpy(t) -> np.ndarray:
+    """The values of a torch or dyngrad tensor as an array."""
+    if isinstance(t, dyngrad.Tensor):
+        return t.detach().numpy()
+    return t.detach().cpu().numpy()
+
+
+def assert_same_tensor(d, t, *, tol=None, what: str = "value") -> None:
+    """dyngrad tensor ``d`` equals torch tensor ``t``: shape, dtype and values."""
+    assert isinstance(d, dyngrad.Tensor), f"{what}: expected a dyngrad Tensor, got {type(d).__name__}"
+    assert tuple(d.shape) == tuple(t.shape), f"{what}: shape {tuple(d.shape)} != torch {tuple(t.shape)}"
+    assert repr(d.dtype) == repr(t.dtype), f"{what}: dtype {d.dtype} != torch {t.dtype}"
+    dn, tn = to_numpy(d), to_numpy(t)
+    if dn.dtype.kind in "fc":
+        kw = tol or TOL.get(dn.dtype, dict(rtol=1e-3, atol=1e-3))
+        np.testing.assert_allclose(dn, tn, equal_nan=True, err_msg=what, **kw)
+    else:
+        np.testing.assert_array_equal(dn, tn, err_msg=what)
+
+
+def same_error(fn_d, fn_t):
+    """Run both; if torch raises, dyngrad must raise the same type with the same text. Returns the results."""
+    try:
+        rt = fn_t()
+    except Exception as e:  # noqa: BLE001 - any torch error is the expectation
+        with pytest.raises(type(e)) as info:
+            fn_d()
+        assert str(info.value) == str(e)
+        return None, None
+    return fn_d(), rt

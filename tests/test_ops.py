@@ -1,0 +1,178 @@
+"""Every op of the table (tests/op_table.py) against torch 2.13.
+
+For each row, over shapes drawn by hypothesis (broadcasting, 0-d, empty, size-1
+dims, non-contiguous inputs, float32 and float64): forward values, dtype, shape,
+``grad_fn`` name, gradients, second-order gradients, errors; then a float64
+finite-difference check of dyngrad's own gradients; int inputs where torch takes them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_same_tensor, same_error, torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from op_table import COVERED_ELSEWHERE, OPS
+
+import dyngrad
+from dyngrad._ops.registry import REGISTRY
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+IDS = [op.name for op in OPS]
+
+
+def _make_array(rng, shape, dtype, op, ties: bool, noncontig: bool) -> np.ndarray:
+    lo, hi = op.domain
+    if ties:
+        arr = rng.integers(-2, 3, size=shape).astype(dtype)
+    else:
+        arr = rng.uniform(lo, hi, size=shape).astype(dtype)
+        if op.domain == (0.5, 2.0):  # NONZERO: random signs, magnitudes kept away from 0
+            arr *= rng.choice([-1, 1], size=shape).astype(dtype)
+    if noncontig and len(shape) >= 2:
+        arr = np.ascontiguousarray(arr.T).T  # same values, Fortran strides
+    return arr
+
+
+def _inputs(lib, arrays, requires_grad: bool):
+    out = []
+    for a in arrays:
+        t = lib.from_numpy(a.copy(order="K"))
+        if requires_grad:
+            t.requires_grad_(True)
+        out.append(t)
+    return out
+
+
+def _draw_case(op, data, dtypes=("float32", "float64")):
+    shapes = data.draw(op.shapes, label="shapes")
+    dtype = data.draw(st.sampled_from(dtypes), label="dtype")
+    params = op.params(data, shapes) if op.params else {}
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    ties = op.ties and data.draw(st.booleans(), label="ties")
+    noncontig = data.draw(st.booleans(), label="noncontig")
+    rng = np.random.default_rng(seed)
+    arrays = [_make_array(rng, s, dtype, op, ties, noncontig) for s in shapes]
+    return arrays, params, rng
+
+
+def _grad_fn_name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+@pytest.mark.parametrize("op", OPS, ids=IDS)
+@SETTINGS
+@given(data=st.data())
+def test_op_matches_torch(op, data) -> None:
+    arrays, params, rng = _draw_case(op, data)
+    t_in = _inputs(torch, arrays, op.differentiable)
+    d_in = _inputs(dyngrad, arrays, op.differentiable)
+    d_out, t_out = same_error(lambda: op.fn(dyngrad, *d_in, **params), lambda: op.fn(torch, *t_in, **params))
+    if t_out is None:
+        return
+    assert_same_tensor(d_out, t_out, what="forward")
+    assert _grad_fn_name(d_out) == _grad_fn_name(t_out)
+    if d_out.grad_fn is not None:
+        assert d_out.grad_fn.name() == t_out.grad_fn.name()
+    assert d_out.requires_grad == t_out.requires_grad
+    if not (op.differentiable and t_out.requires_grad):
+        return
+
+    # First order, with a random output gradient.
+    g = rng.standard_normal(size=tuple(t_out.shape)).astype(arrays[0].dtype)
+    t_grads = torch.autograd.grad(t_out, t_in, torch.from_numpy(g.copy()), allow_unused=True, create_graph=True)
+    d_grads = dyngrad.autograd.grad(d_out, d_in, dyngrad.from_numpy(g.copy()), allow_unused=True, create_graph=True)
+    for i, (dg, tg) in enumerate(zip(d_grads, t_grads)):
+        if tg is None:
+            assert dg is None or not np.any(dg.detach().numpy()), f"grad {i}: torch None"
+            continue
+        assert dg is not None, f"grad {i}: dyngrad None, torch {tg}"
+        assert_same_tensor(dg, tg, what=f"grad {i}")
+
+    # Second order: differentiate <grads, v> again.
+    if not op.second_order:
+        return
+    pairs = [(dg, tg) for dg, tg in zip(d_grads, t_grads) if tg is not None and tg.requires_grad]
+    if not pairs:
+        return
+    vs = [rng.standard_normal(size=tuple(tg.shape)).astype(arrays[0].dtype) for _, tg in pairs]
+    t_s = sum((tg * torch.from_numpy(v)).sum() for (_, tg), v in zip(pairs, vs))
+    d_s = sum((dg * dyngrad.from_numpy(v)).sum() for (dg, _), v in zip(pairs, vs))
+    t_gg = torch.autograd.grad(t_s, t_in, allow_unused=True)
+    if not d_s.requires_grad:  # dyngrad's first-order grad is constant in the inputs: torch's must be too
+        assert all(tg is None or not np.any(tg.numpy(force=True)) for tg in t_gg)
+        return
+    d_gg = dyngrad.autograd.grad(d_s, d_in, allow_unused=True)
+    for i, (dg, tg) in enumerate(zip(d_gg, t_gg)):
+        if tg is None:
+            assert dg is None or not np.any(dg.numpy()), f"second-order grad {i}: torch None"
+            continue
+        if dg is None:
+            assert not np.any(tg.numpy(force=True)), f"second-order grad {i}: dyngrad None, torch {tg}"
+            continue
+        assert_same_tensor(dg, tg, what=f"second-order grad {i}")
+
+
+def _finite_difference(fn, arrays, i, v, eps=1e-6):
+    """Central differences of <fn(arrays), v> with respect to arrays[i] (float64)."""
+    base = [a.copy() for a in arrays]
+    grad = np.zeros_like(base[i])
+    flat = base[i].reshape(-1)
+    for k in range(flat.size):
+        old = flat[k]
+        flat[k] = old + eps
+        plus = (fn(base) * v).sum()
+        flat[k] = old - eps
+        minus = (fn(base) * v).sum()
+        flat[k] = old
+        grad.reshape(-1)[k] = (plus - minus) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.differentiable and op.gradcheck], ids=lambda op: op.name)
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_op_finite_differences(op, data) -> None:
+    arrays, params, rng = _draw_case(op, data, dtypes=("float64",))
+    if sum(a.size for a in arrays) > 64:
+        return  # keep the O(n) loop of forward passes cheap
+    try:
+        out = op.fn(dyngrad, *_inputs(dyngrad, arrays, False), **params)
+    except Exception:  # noqa: BLE001 - invalid draws are covered by test_op_matches_torch
+        return
+    v = rng.standard_normal(size=tuple(out.shape))
+    inputs = _inputs(dyngrad, arrays, True)
+    out = op.fn(dyngrad, *inputs, **params)
+    (out * dyngrad.from_numpy(v)).sum().backward()
+
+    def f(arrs):
+        with dyngrad.no_grad():
+            return op.fn(dyngrad, *[dyngrad.from_numpy(a) for a in arrs], **params).numpy()
+
+    for i, t in enumerate(inputs):
+        expected = _finite_difference(f, arrays, i, v)
+        got = t.grad.numpy() if t.grad is not None else np.zeros_like(expected)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"input {i}")
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.int_ok], ids=lambda op: op.name)
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_op_int_inputs(op, data) -> None:
+    shapes = data.draw(op.shapes)
+    params = op.params(data, shapes) if op.params else {}
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    arrays = [np.asarray(rng.integers(1, 4, size=s) * rng.choice([-1, 1], size=s), dtype=np.int64) for s in shapes]
+    d_out, t_out = same_error(
+        lambda: op.fn(dyngrad, *_inputs(dyngrad, arrays, False), **params),
+        lambda: op.fn(torch, *_inputs(torch, arrays, False), **params),
+    )
+    if t_out is not None:
+        assert_same_tensor(d_out, t_out, what="int forward")
+
+
+def test_every_registry_entry_has_a_row_and_every_row_an_entry() -> None:
+    covered = {name for op in OPS for name in op.covers}
+    assert covered - set(REGISTRY) == set(), "rows name ops that are not in the registry"
+    assert set(REGISTRY) - covered - COVERED_ELSEWHERE == set(), "registry entries without a test row"
