@@ -3,7 +3,7 @@
 A tensor holds
 - ``_data``: its NumPy array (views share memory with their base, as in torch);
 - ``_requires_grad``, ``_grad_fn`` (None on leaves), ``_output_nr``;
-- ``_version``: a one-element list, shared with every view of the same memory,
+- ``_vc``: the version counter, a one-element list, shared with every view of the same memory,
   bumped by each in-place op so saved tensors can detect modification;
 - ``_grad``, and for leaves a weak reference to their ``AccumulateGrad``.
 
@@ -99,7 +99,7 @@ class Tensor:
             data = xp.empty(tuple(args), dtype=_dtype.to_numpy(dtype or _dtype.get_default_dtype()))
         self._data = data
         self._requires_grad = False
-        self._version = [0]
+        self._vc = [0]
         if requires_grad:
             self.requires_grad_(True)
 
@@ -188,13 +188,9 @@ class Tensor:
         self._retains_grad = True
 
     @property
-    def _version_counter(self) -> int:
-        return self._version[0]
-
-    # keep torch's public spelling of the counter
-    @property
-    def _version_value(self) -> int:  # pragma: no cover - alias
-        return self._version[0]
+    def _version(self) -> int:
+        """How many in-place ops have changed this memory (shared with views), as torch's ``_version``."""
+        return self._vc[0]
 
     @property
     def dtype(self) -> _dtype.dtype:
@@ -358,7 +354,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """A new leaf sharing memory and version counter, outside the graph."""
         t = wrap(self._data)
-        t._version = self._version
+        t._vc = self._vc
         return t
 
     def detach_(self) -> Tensor:
@@ -392,7 +388,7 @@ def wrap(array, requires_grad: bool = False, grad_fn=None) -> Tensor:
         array = xp.asarray(array)
     t._data = array
     t._requires_grad = requires_grad
-    t._version = [0]
+    t._vc = [0]
     if grad_fn is not None:
         t._grad_fn = grad_fn
     return t

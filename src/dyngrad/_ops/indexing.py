@@ -169,7 +169,7 @@ def getitem(a: Tensor, key) -> Tensor:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     out = apply(op, (a,), (key, a._data.shape, advanced))
     if not advanced:
-        out._version = a._version
+        out._vc = a._vc
         out._base = a if a._base is None else a._base
     return out
 

@@ -74,7 +74,7 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
             t._grad_fn = result._grad_fn
             t._requires_grad = result._requires_grad
             t._output_nr = result._output_nr
-            t._version[0] += 1
+            t._vc[0] += 1
             return t
     _state_prev = _state.enabled
     _state.enabled = False
@@ -83,7 +83,7 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
     finally:
         _state.enabled = _state_prev
     _write(t, result._data)
-    t._version[0] += 1
+    t._vc[0] += 1
     return t
 
 
@@ -115,6 +115,9 @@ class FillBackward2(Op):
 class CopyBackwards(Op):
     """copy_(src): the gradient goes to ``src`` (summed to its shape, cast to its dtype)."""
 
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"
+
     @staticmethod
     def forward(a, src):
         return xp.broadcast_to(xp.asarray(src, dtype=a.dtype), a.shape).copy()
@@ -127,7 +130,7 @@ def zero_(t: Tensor) -> Tensor:
     if not _state.enabled or not t._requires_grad:
         _check_inplace_allowed(t) if _state.enabled else None
         t._data[...] = 0
-        t._version[0] += 1
+        t._vc[0] += 1
         return t
     return inplace(t, lambda a: apply(ZeroBackward0, (a,)))
 

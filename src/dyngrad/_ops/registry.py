@@ -100,13 +100,13 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     node._meta = ((out.shape, out.dtype),)
     result = wrap(out, True, node)
     if op.save_inputs:
-        node._versions = tuple(t._version[0] if isinstance(t, Tensor) else None for t in inputs)
+        node._versions = tuple(t._vc[0] if isinstance(t, Tensor) else None for t in inputs)
         saved = inputs
         if op.save_result:
-            saved = inputs + ((out, result._version),)
+            saved = inputs + ((out, result._vc),)
             node._versions += (0,)
     elif op.save_result:
-        saved = ((out, result._version),)
+        saved = ((out, result._vc),)
         node._versions = (0,)
     else:
         saved = ()
@@ -127,7 +127,7 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     node._meta = tuple((o.shape, o.dtype) for o in outs)
     node._saved = inputs if op.save_inputs else ()
     if op.save_inputs:
-        node._versions = tuple(t._version[0] if isinstance(t, Tensor) else None for t in inputs)
+        node._versions = tuple(t._vc[0] if isinstance(t, Tensor) else None for t in inputs)
     results = []
     for i, o in enumerate(outs):
         differentiable = o.dtype.kind in "fc"

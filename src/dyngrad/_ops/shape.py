@@ -99,7 +99,7 @@ def view(a: Tensor, *shape) -> Tensor:
 
 
 def _mark_view(out: Tensor, a: Tensor) -> Tensor:
-    out._version = a._version
+    out._vc = a._vc
     out._base = a if a._base is None else a._base
     return out
 

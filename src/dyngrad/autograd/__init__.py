@@ -158,14 +158,14 @@ def grad(
         slots.setdefault(edge(t), len(slots))
     captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
     result = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = captured[slots[edge(t)]]
         if g is None:
             if materialize_grads:
                 g = wrap(xp.zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
         result.append(g)

@@ -172,7 +172,7 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
         # In place, as torch does: the .grad object stays the same tensor.
         if old._data.flags.writeable and old._grad_fn is None:
             xp.add(old._data, grad._data, out=old._data, casting="unsafe")
-            old._version[0] += 1
+            old._vc[0] += 1
         else:
             var._grad = wrap(old._data + grad._data)
     if var._post_acc_hooks:

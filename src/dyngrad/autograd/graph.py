@@ -16,6 +16,7 @@ leaf. So a forward+backward frees its memory by reference counting alone.
 from __future__ import annotations
 
 import itertools
+import re
 
 _sequence = itertools.count()
 
@@ -81,7 +82,7 @@ def _check_versions(node, saved, versions) -> None:
     for value, version in zip(saved, versions):
         if version is None:
             continue
-        current = value._version[0] if isinstance(value, Tensor) else value[1][0]
+        current = value._vc[0] if isinstance(value, Tensor) else value[1][0]
         if current != version:
             if isinstance(value, Tensor):
                 shape, npd, producer = value.shape, value._data.dtype, value._grad_fn
@@ -98,7 +99,10 @@ def _check_versions(node, saved, versions) -> None:
                 "int32": "IntTensor",
                 "bool": "BoolTensor",
             }.get(from_numpy(npd).name, "Tensor")
-            where = f", which is output {nr} of {producer.name()}," if producer is not None else ""
+            # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
+            where = ""
+            if producer is not None:
+                where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [torch.{kind} [{', '.join(str(n) for n in shape)}]]{where} is at version "
@@ -108,10 +112,16 @@ def _check_versions(node, saved, versions) -> None:
             )
 
 
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
 class AccumulateGrad(Node):
     """The node that adds an incoming gradient into a leaf's ``.grad``."""
 
     __slots__ = ("variable",)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable) -> None:
         self.variable = variable
