@@ -181,9 +181,9 @@ OPS: list[OpInfo] = [
     OpInfo("sqrt", lambda lib, x: x.sqrt(), covers=("SqrtBackward0",), domain=POSITIVE),
     OpInfo("sin", lambda lib, x: lib.sin(x), covers=("SinBackward0",)),
     OpInfo("cos", lambda lib, x: x.cos(), covers=("CosBackward0",)),
-    OpInfo("tanh", lambda lib, x: lib.tanh(x), covers=("TanhBackward0",)),
-    OpInfo("sigmoid", lambda lib, x: x.sigmoid(), covers=("SigmoidBackward0",), domain=(-6.0, 6.0)),
-    OpInfo("relu", lambda lib, x: x.relu(), covers=("ReluBackward0",), ties=True, gradcheck=False, int_ok=True),
+    OpInfo("tanh", lambda lib, x: lib.tanh(x), covers=("TanhBackward0", "TanhBackwardBackward0")),
+    OpInfo("sigmoid", lambda lib, x: x.sigmoid(), covers=("SigmoidBackward0", "SigmoidBackwardBackward0"), domain=(-6.0, 6.0)),
+    OpInfo("relu", lambda lib, x: x.relu(), covers=("ReluBackward0", "ThresholdBackwardBackward0"), ties=True, gradcheck=False, int_ok=True),
     OpInfo("abs", lambda lib, x: x.abs(), covers=("AbsBackward0",), ties=True, gradcheck=False, int_ok=True),
     OpInfo("reciprocal", lambda lib, x: x.reciprocal(), covers=("ReciprocalBackward0",), domain=NONZERO),
     # ---- pointwise, binary with broadcasting

@@ -19,18 +19,6 @@ def _reflect(fn):
     return method
 
 
-def _safe(fn):
-    """Return NotImplemented for operands that are not numbers or tensors (so Python tries the other side)."""
-
-    def method(self, other):
-        if not isinstance(other, (Tensor, int, float, complex)) and not hasattr(other, "dtype"):
-            return NotImplemented
-        return fn(self, other)
-
-    method.__name__ = getattr(fn, "__name__", "op")
-    return method
-
-
 def _rpow(self, other):
     return pw.pow(other, self)
 
@@ -51,15 +39,21 @@ def _bind_inplace(compute):
 
 
 def _add_(self, other, *, alpha=1):
+    if alpha == 1 and inplace.direct(self, other, inplace.xp.add):
+        return self
     return inplace.inplace(self, lambda a, o: pw.add(a, o, alpha), other)
 
 
 def _sub_(self, other, *, alpha=1):
+    if alpha == 1 and inplace.direct(self, other, inplace.xp.subtract):
+        return self
     return inplace.inplace(self, lambda a, o: pw.sub(a, o, alpha), other)
 
 
-def _iop(fn):
+def _iop(fn, ufunc=None):
     def method(self, other):
+        if ufunc is not None and inplace.direct(self, other, ufunc):
+            return self
         return inplace.inplace(self, fn, other)
 
     return method
@@ -215,25 +209,25 @@ def _argmin(self, dim=None, keepdim=False):
 
 METHODS = {
     # arithmetic operators
-    "__add__": _safe(pw.add),
-    "__radd__": _safe(pw.add),
-    "__sub__": _safe(pw.sub),
-    "__rsub__": _safe(_rsub),
-    "__mul__": _safe(pw.mul),
-    "__rmul__": _safe(pw.mul),
-    "__truediv__": _safe(pw.div),
-    "__rtruediv__": _safe(_rtruediv),
-    "__pow__": _safe(pw.pow),
-    "__rpow__": _safe(_rpow),
+    "__add__": pw.add,
+    "__radd__": pw.add,
+    "__sub__": pw.sub,
+    "__rsub__": _rsub,
+    "__mul__": pw.mul,
+    "__rmul__": pw.mul,
+    "__truediv__": pw.div,
+    "__rtruediv__": _rtruediv,
+    "__pow__": pw.pow,
+    "__rpow__": _rpow,
     "__matmul__": _matmul,
     "__rmatmul__": _rmatmul,
     "__neg__": pw.neg,
     "__pos__": lambda self: self,
     "__abs__": pw.abs,
-    "__iadd__": _iop(pw.add),
-    "__isub__": _iop(pw.sub),
-    "__imul__": _iop(pw.mul),
-    "__itruediv__": _iop(pw.div),
+    "__iadd__": _iop(pw.add, inplace.xp.add),
+    "__isub__": _iop(pw.sub, inplace.xp.subtract),
+    "__imul__": _iop(pw.mul, inplace.xp.multiply),
+    "__itruediv__": _iop(pw.div, inplace.xp.true_divide),
     "__eq__": _eq_method,
     "__ne__": _ne_method,
     "__lt__": cmp.lt,
@@ -325,8 +319,8 @@ METHODS = {
     # in place
     "add_": _add_,
     "sub_": _sub_,
-    "mul_": _iop(pw.mul),
-    "div_": _iop(pw.div),
+    "mul_": _iop(pw.mul, inplace.xp.multiply),
+    "div_": _iop(pw.div, inplace.xp.true_divide),
     "pow_": _iop(pw.pow),
     "neg_": _bind_inplace(pw.neg),
     "exp_": _bind_inplace(pw.exp),

@@ -61,6 +61,34 @@ def _write(t: Tensor, values) -> None:
         dst[...] = values
 
 
+def direct(t: Tensor, other, ufunc) -> bool:
+    """The fast path of ``t op= other`` when nothing is recorded: the ufunc writes into ``t``'s memory.
+
+    Taken only when no autograd history is involved and the result keeps ``t``'s dtype and
+    shape (the manual SGD step ``w -= lr * w.grad``); returns False to use the general path.
+    """
+    if _state.enabled and (t._requires_grad or (type(other) is Tensor and other._requires_grad)):
+        return False
+    dst = t._data
+    if type(other) is Tensor:
+        src = other._data
+        if src.dtype is not dst.dtype or not dst.flags.writeable:
+            return False
+        if src.shape != dst.shape and xp.broadcast_shapes(src.shape, dst.shape) != dst.shape:
+            return False
+    elif type(other) is float:
+        if dst.dtype.kind != "f" or not dst.flags.writeable:
+            return False
+        src = other
+    else:
+        return False
+    if ufunc is xp.true_divide and dst.dtype.kind != "f":
+        return False
+    ufunc(dst, src, out=dst)
+    t._vc[0] += 1
+    return True
+
+
 def inplace(t: Tensor, compute, *args) -> Tensor:
     """Run ``compute(t, *args)`` out of place and write the result into ``t``."""
     if _state.enabled:

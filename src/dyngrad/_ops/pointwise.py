@@ -191,7 +191,76 @@ LogBackward0 = _unary("LogBackward0", xp.log, lambda g, x: g / x, doc="log: grad
 SqrtBackward0 = _unary("SqrtBackward0", xp.sqrt, lambda g, y: g / (2 * y), save="result", doc="sqrt: grad / (2 * result)")
 SinBackward0 = _unary("SinBackward0", xp.sin, lambda g, x: g * x.cos(), doc="sin: grad * cos(input)")
 CosBackward0 = _unary("CosBackward0", xp.cos, lambda g, x: g * -x.sin(), doc="cos: grad * -sin(input)")
-TanhBackward0 = _unary("TanhBackward0", xp.tanh, lambda g, y: g * (1 - y * y), save="result", doc="tanh: grad * (1 - result**2)")
+@register
+class TanhBackwardBackward0(Op):
+    """tanh_backward(grad, result) = grad * (1 - result**2), one node as in torch.
+
+    Its own backward: d/dgrad = gg * (1 - result**2); d/dresult = -2 * gg * grad * result.
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(g, y):
+        return g * (1 - y * y)
+
+    def backward(self, gg):
+        g, y = self.saved()
+        return (
+            tanh_backward(gg, y) if self.next_functions[0][0] is not None else None,
+            gg * g * y * -2 if self.next_functions[1][0] is not None else None,
+        )
+
+
+def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
+    return apply(TanhBackwardBackward0, (g, y))
+
+
+@register
+class SigmoidBackwardBackward0(Op):
+    """sigmoid_backward(grad, result) = grad * result * (1 - result), one node as in torch.
+
+    Its own backward: d/dgrad = gg * result * (1 - result); d/dresult = gg * grad * (1 - 2 * result).
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(g, y):
+        return g * (y * (1 - y))
+
+    def backward(self, gg):
+        g, y = self.saved()
+        return (
+            sigmoid_backward(gg, y) if self.next_functions[0][0] is not None else None,
+            gg * g * (1 - 2 * y) if self.next_functions[1][0] is not None else None,
+        )
+
+
+def sigmoid_backward(g: Tensor, y: Tensor) -> Tensor:
+    return apply(SigmoidBackwardBackward0, (g, y))
+
+
+@register
+class ThresholdBackwardBackward0(Op):
+    """threshold_backward(grad, result, 0): grad where result > 0, else 0 (relu's backward, as torch)."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(g, y):
+        return g * (y > 0)
+
+    def backward(self, gg):
+        _, y = self.saved()
+        return (threshold_backward(gg, y) if self.next_functions[0][0] is not None else None, None)
+
+
+def threshold_backward(g: Tensor, y: Tensor) -> Tensor:
+    return apply(ThresholdBackwardBackward0, (g, y))
+
+
+TanhBackward0 = _unary("TanhBackward0", xp.tanh, tanh_backward, save="result", doc="tanh: grad * (1 - result**2)")
 ReciprocalBackward0 = _unary(
     "ReciprocalBackward0", xp.reciprocal, lambda g, y: -g * (y * y), save="result", doc="reciprocal: -grad * result**2"
 )
@@ -208,7 +277,7 @@ def _sigmoid(a):
 
 
 SigmoidBackward0 = _unary(
-    "SigmoidBackward0", _sigmoid, lambda g, y: g * (y * (1 - y)), save="result", doc="sigmoid: grad * result * (1 - result)"
+    "SigmoidBackward0", _sigmoid, sigmoid_backward, save="result", doc="sigmoid: grad * result * (1 - result)"
 )
 
 
@@ -216,12 +285,8 @@ def _relu(a):
     return xp.maximum(a, 0) if a.dtype.kind != "b" else a.copy()
 
 
-def _relu_backward(g, y):
-    # torch's threshold_backward: the gradient passes where result > 0 (so 0 at exactly 0).
-    return g * wrap((y._data > 0).astype(y._data.dtype))
-
-
-ReluBackward0 = _unary("ReluBackward0", _relu, _relu_backward, save="result", doc="relu: grad where result > 0")
+# torch's threshold_backward: the gradient passes where result > 0 (so 0 at exactly 0).
+ReluBackward0 = _unary("ReluBackward0", _relu, threshold_backward, save="result", doc="relu: grad where result > 0")
 
 
 def _abs_backward(g, x):
@@ -265,7 +330,14 @@ def where_(cond, a, b) -> Tensor:
 # ------------------------------------------------------------------ public functions
 
 
+def _same_dtype_tensors(a, b) -> bool:
+    """The common case that needs no type promotion: two tensors of one dtype."""
+    return type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype
+
+
 def add(a, b, alpha=1):
+    if alpha == 1 and _same_dtype_tensors(a, b):
+        return apply(AddBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if not isinstance(a, Tensor):  # scalar + tensor: torch calls tensor.__radd__, i.e. add(tensor, scalar)
         a, b, x, y = b, a, y, x
@@ -275,6 +347,8 @@ def add(a, b, alpha=1):
 
 
 def sub(a, b, alpha=1):
+    if alpha == 1 and _same_dtype_tensors(a, b):
+        return apply(SubBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if alpha != 1:
         return apply(SubBackward0, (a, b), (alpha,), (x, y))
@@ -292,6 +366,8 @@ def rsub(a: Tensor, other, alpha=1):
 
 
 def mul(a, b):
+    if _same_dtype_tensors(a, b):
+        return apply(MulBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if not isinstance(a, Tensor):
         a, b, x, y = b, a, y, x

@@ -23,7 +23,12 @@ import weakref
 
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import _state
-from ..autograd.graph import AccumulateGrad, Node, new_node
+from .._backend import xp
+from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
+
+_new = object.__new__
+_ndarray = xp.ndarray
+_asarray = xp.asarray
 
 REGISTRY: dict[str, type] = {}
 
@@ -48,10 +53,7 @@ class Op(Node):
     # --- helpers for backward ----------------------------------------------
     def saved_result(self) -> Tensor:
         """The op's output rebuilt as a tensor whose grad_fn is this node (see Note [No reference cycles])."""
-        saved = self.saved()
-        array, _ = saved[-1]
-        t = wrap(array, True, self)
-        return t
+        return wrap(self.saved()[-1]._data, True, self)
 
 
 def edge(t):
@@ -76,41 +78,61 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     return acc
 
 
+_NO_EDGE = (None, 0)
+
+
 def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = None) -> Tensor:
     """Run ``op`` on ``inputs`` (Tensors or Python scalars) and record it when needed.
 
     ``arrays`` lets a caller pass the inputs' arrays already cast to the promoted dtype.
+    This is the hot path of every op: it is written for speed (one pass over the inputs).
     """
     if arrays is None:
-        arrays = tuple(t._data if isinstance(t, Tensor) else t for t in inputs)
+        arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     try:
         out = op.forward(*arrays, *params)
     except ValueError as e:
         raise _translate(e, arrays) from None
+    if type(out) is not _ndarray:  # NumPy turns 0-d results into scalars
+        out = _asarray(out)
     if not _state.enabled:
         return wrap(out)
+    edges = []
+    needed = False
     for t in inputs:
         if isinstance(t, Tensor) and t._requires_grad:
-            break
-    else:
+            needed = True
+            fn = t._grad_fn
+            edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
+        else:
+            edges.append(_NO_EDGE)
+    if not needed:
         return wrap(out)
-    node = new_node(op)
-    node.next_functions = tuple(edge(t) for t in inputs)
+    node = _new(op)
+    node._seq = next(_sequence)
+    node._retained = node._pre_hooks = None
+    node.next_functions = tuple(edges)
     node._params = params
     node._meta = ((out.shape, out.dtype),)
-    result = wrap(out, True, node)
+    result = _new(Tensor)  # wrap(), inlined on this hot path
+    result._data = out
+    result._requires_grad = True
+    result._vc = [0]
+    result._grad_fn = node
     if op.save_inputs:
-        node._versions = tuple(t._vc[0] if isinstance(t, Tensor) else None for t in inputs)
+        versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]
         saved = inputs
         if op.save_result:
-            saved = inputs + ((out, result._vc),)
-            node._versions += (0,)
+            saved = inputs + (SavedResult(out, result._vc),)
+            versions.append(0)
+        node._saved = saved
+        node._versions = versions
     elif op.save_result:
-        saved = ((out, result._vc),)
+        node._saved = (SavedResult(out, result._vc),)
         node._versions = (0,)
     else:
-        saved = ()
-    node._saved = saved
+        node._saved = ()
+        node._versions = None
     return result
 
 
@@ -127,7 +149,7 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     node._meta = tuple((o.shape, o.dtype) for o in outs)
     node._saved = inputs if op.save_inputs else ()
     if op.save_inputs:
-        node._versions = tuple(t._vc[0] if isinstance(t, Tensor) else None for t in inputs)
+        node._versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]
     results = []
     for i, o in enumerate(outs):
         differentiable = o.dtype.kind in "fc"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from .._backend import xp
+from .._backend import sum_to_shape, xp
 from .._tensor import Tensor, wrap
 from .grad_mode import _state
 from .graph import AccumulateGrad
@@ -46,9 +46,12 @@ def _validate(node, index, grad: Tensor, meta) -> Tensor:
                 f"[{', '.join(str(n) for n in gd.shape)}] but expected shape compatible with "
                 f"[{', '.join(str(n) for n in shape)}]"
             )
-        from .._ops.reduction import sum_to
+        if _state.enabled:  # create_graph: the reduction must be recorded
+            from .._ops.reduction import sum_to
 
-        grad = sum_to(grad, shape)
+            grad = sum_to(grad, shape)
+        else:
+            grad = wrap(sum_to_shape(gd, shape))
     if grad._data.dtype != npd:
         grad = grad.to(npd)
     return grad
@@ -98,55 +101,74 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
+            node = heappop(heap)[2]
             grads = buffers.pop(node, None) or [None] * len(node._meta)
             if node._pre_hooks is not None:
                 grads = _run_pre_hooks(node, grads)
             if node._retained is not None:
                 _retain(node, grads, create_graph)
             if capture is not None:
-                for nr, g in enumerate(grads):
-                    slot = capture.get((node, nr))
-                    if slot is not None and g is not None:
-                        captured[slot] = g if captured[slot] is None else captured[slot] + g
+                _capture(capture, captured, node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     accumulate_grad(node.variable, grads[0], create_graph)
                 continue
-            if any(g is not None for g in grads):
-                if len(grads) > 1:
-                    grads = [
-                        g if g is not None else wrap(xp.zeros(shape, dtype=npd))
-                        for g, (shape, npd) in zip(grads, node._meta)
-                    ]
-                outs = node.backward(*grads)
-                if type(outs) is not tuple:
-                    outs = (outs,)
+            if len(grads) == 1:
+                outs = () if grads[0] is None else node.backward(grads[0])
+            elif any(g is not None for g in grads):
+                # Multi-output node: outputs that got no gradient count as zeros.
+                outs = node.backward(
+                    *[g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
+                )
             else:
                 outs = ()
-            if not retain_graph:
-                node.release()
-            for i, (nxt, nr) in enumerate(node.next_functions):
-                if nxt is None:
-                    continue
-                g = outs[i] if i < len(outs) else None
-                if g is not None:
-                    meta = nxt._meta[nr]
-                    if g._data.shape != meta[0] or g._data.dtype != meta[1]:
-                        g = _validate(node, i, g, meta)
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * len(nxt._meta)
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    heapq.heappush(heap, (_priority(nxt), next(counter), nxt))
+            if type(outs) is not tuple:
+                outs = (outs,)
+            if not retain_graph and node._saved:
+                node._saved = None  # free the saved values (Node.release, inlined)
+            n_outs = len(outs)
+            i = 0
+            for nxt, nr in node.next_functions:
+                if nxt is not None:
+                    g = outs[i] if i < n_outs else None
+                    if g is not None:
+                        meta = nxt._meta[nr]
+                        gd = g._data
+                        if gd.shape != meta[0] or gd.dtype != meta[1]:
+                            g = _validate(node, i, g, meta)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * len(nxt._meta)
+                        old = buf[nr]
+                        if old is None:
+                            buf[nr] = g
+                        elif create_graph:
+                            buf[nr] = old + g
+                        else:
+                            # Summing contributions is the engine's own arithmetic, not an op: on arrays.
+                            buf[nr] = wrap(old._data + g._data)
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        seq = nxt._seq
+                        heappush(heap, (-seq if seq >= 0 else _FIRST, next(counter), nxt))
+                i += 1
     finally:
         _state.enabled = prev_mode
     return captured
+
+
+_FIRST = float("-inf")  # AccumulateGrad runs as soon as it is ready, as in torch
+
+
+def _capture(capture, captured, node, grads) -> None:
+    for nr, g in enumerate(grads):
+        slot = capture.get((node, nr))
+        if slot is not None and g is not None:
+            captured[slot] = g if captured[slot] is None else captured[slot] + g
 
 
 def _priority(node) -> float:

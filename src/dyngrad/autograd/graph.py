@@ -63,53 +63,62 @@ class Node:
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
         versions = self._versions
-        if versions:
-            _check_versions(self, saved, versions)
+        if versions is not None:
+            for value, version in zip(saved, versions):
+                if version is not None and value._vc[0] != version:
+                    _raise_modified(self, value, version)
         return saved
 
     def release(self) -> None:
         """Free saved values (called after a backward pass without retain_graph)."""
-        if self._saved is not None and self._saved != ():
+        if self._saved:
             self._saved = None
 
     def backward(self, *grads):  # pragma: no cover - every op overrides it
         raise NotImplementedError
 
 
-def _check_versions(node, saved, versions) -> None:
-    from .._tensor import Tensor  # local: graph must not depend on the tensor module at import
+class SavedResult:
+    """An op's own output, saved without the tensor (see Note [No reference cycles])."""
 
-    for value, version in zip(saved, versions):
-        if version is None:
-            continue
-        current = value._vc[0] if isinstance(value, Tensor) else value[1][0]
-        if current != version:
-            if isinstance(value, Tensor):
-                shape, npd, producer = value.shape, value._data.dtype, value._grad_fn
-                nr = value._output_nr
-            else:
-                shape, npd, producer, nr = tuple(value[0].shape), value[0].dtype, node, 0
-            from .._dtype import from_numpy
+    __slots__ = ("_data", "_vc")
 
-            kind = {
-                "float32": "FloatTensor",
-                "float64": "DoubleTensor",
-                "float16": "HalfTensor",
-                "int64": "LongTensor",
-                "int32": "IntTensor",
-                "bool": "BoolTensor",
-            }.get(from_numpy(npd).name, "Tensor")
-            # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
-            where = ""
-            if producer is not None:
-                where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: [torch.{kind} [{', '.join(str(n) for n in shape)}]]{where} is at version "
-                f"{current}; expected version {version} instead. Hint: enable anomaly detection to find the "
-                "operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True, check_nan=False)."
-            )
+    def __init__(self, data, vc) -> None:
+        self._data = data
+        self._vc = vc
+
+
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "bool": "BoolTensor",
+}
+
+
+def _raise_modified(node, value, version) -> None:
+    """torch's error for a saved tensor that an in-place op changed after it was saved."""
+    from .._dtype import from_numpy
+
+    if isinstance(value, SavedResult):
+        producer, nr = node, 0
+    else:
+        producer, nr = value._grad_fn, value._output_nr
+    data = value._data
+    kind = _TYPE_NAMES.get(from_numpy(data.dtype).name, "Tensor")
+    where = ""
+    if producer is not None:
+        # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
+        where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [torch.{kind} [{', '.join(str(n) for n in data.shape)}]]{where} is at version "
+        f"{value._vc[0]}; expected version {version} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
 
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
