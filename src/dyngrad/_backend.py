@@ -48,3 +48,17 @@ def broadcast_shapes(*shapes) -> tuple:
 def index_add(target: np.ndarray, index, values: np.ndarray) -> None:
     """target[index] += values, accumulating over repeated indices."""
     np.add.at(target, index, values)
+
+
+_constants: dict = {}
+
+
+def constant(value, dtype) -> np.ndarray:
+    """A cached read-only 0-d array: NumPy combines it with an array faster than a Python scalar."""
+    key = (value, dtype)
+    c = _constants.get(key)
+    if c is None:
+        c = np.array(value, dtype=dtype)
+        c.flags.writeable = False
+        _constants[key] = c
+    return c

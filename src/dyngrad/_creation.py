@@ -9,83 +9,302 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
+import warnings
 
 import numpy as _np  # only for type checks of incoming NumPy data
 
 from . import _dtype
 from ._backend import generator, xp
-from ._tensor import Size, Tensor, wrap
+from ._tensor import Tensor, _tp_name, wrap
+
+FLOAT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)
+LIST_OF_ARRAYS_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
+    "single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)"
+)
+_MAX_DIMS = 64
+_PY_SCALARS = frozenset((bool, int, float, complex))
+_warned_list_of_arrays = False
+
+
+# ------------------------------------------------------------------ Python data -> array
+# Note [torch.tensor(data)]
+# torch builds a tensor from Python data in three passes (torch/csrc/utils/tensor_new.cpp):
+# 1. infer_scalar_type: Python floats give the default dtype, ints int64, bools bool, complex the
+#    default complex dtype; NumPy scalars/arrays and tensors give their own dtype; the items of a
+#    sequence combine with promote_types (no category rules, so [np.int32(1), 2] is int64).
+# 2. compute_sizes: follow the first item of each sequence down to a non-sequence.
+# 3. recursive_store: check each sequence's length against the sizes, then convert every leaf
+#    with overflow checks ("value cannot be converted to type uint8 without overflow").
+# We follow the same passes; plain nested lists of Python numbers take a NumPy fast path for
+# pass 3, everything else (or any error) the item-by-item path that raises torch's errors.
+
+
+def _is_sequence(obj) -> bool:
+    """PySequence_Check as torch sees it: lists, tuples, arrays, strings... but not tensors or dicts."""
+    if isinstance(obj, (list, tuple, _np.ndarray, str, bytes, range)):
+        return True
+    if isinstance(obj, (Tensor, dict, _np.generic)):
+        return False
+    tp = type(obj)
+    return hasattr(tp, "__getitem__") and hasattr(tp, "__len__")
+
+
+def _infer(obj) -> _np.dtype:
+    """torch's infer_scalar_type (step 1 of Note [torch.tensor(data)])."""
+    tp = type(obj)
+    if tp is float:
+        return _dtype.default_float_np()
+    if tp is int:
+        return _np.dtype(_np.int64)
+    if tp is builtins.bool:
+        return _np.dtype(_np.bool_)
+    if isinstance(obj, (_np.ndarray, _np.generic)):
+        return _dtype.check_numpy(obj.dtype)
+    if isinstance(obj, float):
+        return _dtype.default_float_np()
+    if isinstance(obj, builtins.bool):
+        return _np.dtype(_np.bool_)
+    if isinstance(obj, int):
+        return _np.dtype(_np.int64)
+    if isinstance(obj, complex):
+        return _dtype.get_default_dtype().to_complex().np
+    if isinstance(obj, Tensor):
+        return obj._data.dtype
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_tp_name(obj)}'")
+    if _is_sequence(obj):
+        if len(obj) == 0:
+            return _dtype.default_float_np()
+        if isinstance(obj, (list, tuple)):
+            types = set(map(type, obj))
+            if types <= _PY_SCALARS:  # the common case: a flat list of Python numbers
+                kind = complex if complex in types else float if float in types else int if int in types else bool
+                return _infer(kind())
+        result = None
+        for item in obj:
+            if item is obj:
+                raise TypeError("new(): self-referential lists are incompatible")
+            d = _infer(item)
+            result = d if result is None else _dtype.promote_types(result, d)
+        return result
+    raise RuntimeError(f"Could not infer dtype of {_tp_name(obj)}")
+
+
+def _compute_sizes(obj) -> list:
+    """torch's compute_sizes (step 2): the lengths along the first item of each nested sequence."""
+    sizes = []
+    seq = obj
+    while _is_sequence(seq):
+        n = len(seq)
+        sizes.append(n)
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{_tp_name(seq)}'")
+        if n == 0:
+            break
+        seq = seq[0]
+    return sizes
+
+
+def _plain(obj) -> bool:
+    """True when ``obj`` is Python numbers nested in lists/tuples (the NumPy fast path is exact for those)."""
+    if type(obj) in _PY_SCALARS:
+        return True
+    if not isinstance(obj, (list, tuple)):
+        return False
+    types = set(map(type, obj))
+    if types <= _PY_SCALARS:
+        return True
+    return builtins.all(_plain(x) for x in obj)
+
+
+def _overflow_error(npd) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {npd.name} without overflow")
+
+
+def _unpack_long(x) -> int:
+    """THPUtils_unpackLong: an int via ``__index__``; Python ints beyond int64 overflow."""
+    v = operator.index(x)
+    if not -(2**63) <= v < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _unpack_double(x) -> float:
+    """PyFloat_AsDouble: floats, or anything with ``__float__``/``__index__``."""
+    if isinstance(x, float):
+        return float(x)
+    tp = type(x)
+    if hasattr(tp, "__float__"):
+        return float(x)
+    if hasattr(tp, "__index__"):
+        return float(operator.index(x))
+    raise TypeError(f"must be real number, not {_tp_name(x)}")
+
+
+def _leaf_converter(npd):
+    """torch's store_scalar for one element of dtype ``npd``: a function Python object -> Python value."""
+    kind = npd.kind
+    if kind == "f":
+        return _unpack_double
+    if kind == "c":
+        return complex
+    if kind == "b":
+
+        def to_bool(x):
+            if isinstance(x, float):
+                return x != 0
+            if isinstance(x, complex):
+                return x != 0
+            try:
+                return operator.index(x) != 0
+            except OverflowError:  # pragma: no cover - operator.index does not overflow
+                return True
+
+        return to_bool
+    info = _np.iinfo(npd)
+    lowest = -info.max if info.min == 0 else info.min  # unsigned: negatives wrap (two's complement), as torch
+
+    def to_int(x):
+        if isinstance(x, float):
+            if not info.min <= x <= info.max:  # NaN fails too
+                raise _overflow_error(npd)
+            return int(x)
+        v = _unpack_long(x)
+        if not lowest <= v <= info.max:
+            raise _overflow_error(npd)
+        return v
+
+    return to_int
+
+
+def _warn_list_of_arrays() -> None:
+    global _warned_list_of_arrays
+    if not _warned_list_of_arrays:  # TORCH_WARN_ONCE
+        _warned_list_of_arrays = True
+        warnings.warn(LIST_OF_ARRAYS_WARNING, UserWarning, stacklevel=4)
+
+
+def _store(obj, sizes, npd):
+    """torch's recursive_store (step 3), element by element; raises torch's errors."""
+    flat = []
+    convert = _leaf_converter(npd)
+    ndim = len(sizes)
+
+    def store(item, dim):
+        if dim == ndim:
+            flat.append(convert(item))
+            return
+        try:
+            it = iter(item)
+        except TypeError:
+            raise TypeError("not a sequence") from None
+        seq = list(it)
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        for x in seq:
+            if isinstance(x, _np.ndarray):
+                _warn_list_of_arrays()
+            store(x, dim + 1)
+
+    store(obj, 0)
+    if npd.kind == "f":
+        return _cast_float(xp.array(flat, dtype=xp.float64), npd).reshape(sizes)
+    if npd.kind in "iu":
+        return xp.array(flat, dtype=xp.int64).astype(npd).reshape(sizes)
+    return xp.array(flat, dtype=npd).reshape(sizes)
+
+
+def _cast_float(arr, npd):
+    """Cast to a float dtype as torch's store does: through double, and to half through float."""
+    if arr.dtype.kind in "biu" and npd != xp.float64:
+        arr = arr.astype(xp.float64)
+    if npd == xp.float16 and arr.dtype == xp.float64:
+        arr = arr.astype(xp.float32)
+    with xp.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(npd)
+
+
+def _checked_cast(arr, npd):
+    """Cast a NumPy-built array to ``npd`` with torch's per-element overflow checks; None: use _store."""
+    src = arr.dtype
+    if src == npd:
+        return arr
+    kind = npd.kind
+    if src.kind == "c" and kind != "c" and kind != "b":
+        return None  # _store raises torch's TypeError
+    if kind in "iu":
+        info = xp.iinfo(npd)
+        if src.kind == "f":
+            bad = ~((arr >= info.min) & (arr <= info.max))
+        elif src.kind in "iu":
+            bad = (arr > info.max) | (arr < (-int(info.max) if info.min == 0 else info.min))
+        else:
+            bad = None
+        if bad is not None and bad.any():
+            raise _overflow_error(npd)
+        return arr.astype(npd)
+    if kind == "f":
+        return _cast_float(arr, npd)
+    return arr.astype(npd)
 
 
 def to_array(data, dtype=None):
-    """Convert ``data`` to a new array with torch's dtype inference.
+    """Convert ``data`` to a new array with torch.tensor's dtype inference and checks.
 
-    Python floats give the default float dtype, ints int64, bools bool; NumPy arrays
-    keep their dtype. Raises TypeError for strings and other non-numeric data.
+    Python floats give the default float dtype, ints int64, bools bool; NumPy arrays, NumPy
+    scalars and tensors keep their dtype (see Note [torch.tensor(data)]).
     """
     npd = _dtype.to_numpy(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         arr = data._data.copy()
         return arr if npd is None else arr.astype(npd)
     if isinstance(data, _np.ndarray):
-        if npd is None:
-            _dtype.from_numpy(data.dtype)  # raises for unsupported dtypes
-            return data.copy()
-        return data.astype(npd)
-    if isinstance(data, (list, tuple)) and _contains_tensor(data):
-        data = _tensors_to_lists(data)
-    try:
-        arr = xp.array(data)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"could not convert data to a tensor: {e}") from None
-    kind = arr.dtype.kind
-    if kind in "USO":
-        bad = _first_bad(data)
-        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    if npd is not None:
-        return arr.astype(npd)
-    if kind == "f":
-        if isinstance(data, _np.generic):
-            return arr
-        return arr.astype(_dtype.default_float_np())
-    if kind == "c":
-        return arr.astype(_dtype.get_default_dtype().to_complex().np)
-    if kind in "iu":
-        return arr.astype(xp.int64) if not isinstance(data, _np.generic) else arr
-    return arr
-
-
-def _contains_tensor(data) -> bool:
-    return builtins.any(isinstance(x, Tensor) or (isinstance(x, (list, tuple)) and _contains_tensor(x)) for x in data)
-
-
-def _tensors_to_lists(data):
-    out = []
-    for x in data:
-        if isinstance(x, Tensor):
-            out.append(x._data.tolist())
-        elif isinstance(x, (list, tuple)):
-            out.append(_tensors_to_lists(x))
-        else:
-            out.append(x)
-    return out
-
-
-def _first_bad(data):
-    if isinstance(data, (list, tuple)):
-        for x in data:
-            b = _first_bad(x)
-            if b is not None:
-                return b
-        return None
-    return None if isinstance(data, (int, float, complex, bool)) else data
+        _dtype.check_numpy(data.dtype)
+        return data.copy() if npd is None else data.astype(npd)
+    if npd is None:
+        npd = _infer(data)
+        fast = True  # an inferred dtype holds every element: no overflow checks needed
+    else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
+        fast = _plain(data)
+    sizes = _compute_sizes(data)
+    if fast:
+        if isinstance(data, (list, tuple)) and builtins.any(isinstance(x, _np.ndarray) for x in data):
+            _warn_list_of_arrays()
+        try:
+            arr = xp.array(data)
+        except Exception:  # noqa: BLE001 - ragged data, tensors requiring grad...: _store raises torch's error
+            arr = None
+        if arr is not None and arr.shape == tuple(sizes) and arr.dtype.kind in "biufc" and arr.dtype != xp.uint64:
+            out = _checked_cast(arr, npd)
+            if out is not None:
+                return out
+    return _store(data, sizes, npd)
 
 
 def _finish(arr, requires_grad: bool) -> Tensor:
+    """Wrap a new array as a leaf; ``requires_grad`` only for floating/complex dtypes (torch's factory check)."""
     t = wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError(FLOAT_GRAD_ERROR)
+        t._requires_grad = True
     return t
+
+
+def _check_device(device) -> None:
+    if device is not None:
+        from ._tensor import device as _device
+
+        _device(device)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -93,162 +312,417 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
 
     Raises:
         TypeError: non-numeric data (``new(): invalid data type 'str'``).
-        RuntimeError: ``requires_grad=True`` on an integer or bool dtype.
+        ValueError: ragged nested sequences.
+        RuntimeError: a value that does not fit ``dtype``, or ``requires_grad=True`` on an integer or bool dtype.
     """
-    arr = to_array(data, dtype)
-    if requires_grad and arr.dtype.kind not in "fc":
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return _finish(arr, requires_grad)
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    _check_device(device)
+    return _finish(to_array(data, dtype), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or tensor when no conversion is needed."""
+    _check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, _np.ndarray) and (dtype is None or _dtype.to_numpy(dtype) == data.dtype):
-        _dtype.from_numpy(data.dtype)
-        return wrap(data)
+        return from_numpy(data)
     return wrap(to_array(data, dtype))
 
 
 def from_numpy(array) -> Tensor:
     """A tensor sharing memory with ``array`` (torch.from_numpy)."""
     if not isinstance(array, _np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    _dtype.from_numpy(array.dtype)
+        raise TypeError(f"expected np.ndarray (got {_tp_name(array)})")
+    _dtype.check_numpy(array.dtype)
+    if builtins.any(s < 0 for s in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) "
+        )
     return wrap(array)
 
 
-def _size(size) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = size[0]
-    try:
-        return tuple(int(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be a tuple of ints, got {size!r}") from None
+# ------------------------------------------------------------------ sizes
+def _is_int(x) -> bool:
+    if isinstance(x, builtins.bool):
+        return False
+    if isinstance(x, (int, _np.integer)):
+        return True
+    return isinstance(x, Tensor) and x._data.ndim == 0 and x._data.dtype.kind in "iu"
+
+
+def _size(size: tuple, name: str) -> tuple:
+    """Parse a ``*size`` argument as torch's argument parser does (ints, or one sequence of ints)."""
+    if len(size) > 1 and isinstance(size[0], (tuple, list)):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    if len(size) == 1 and not _is_int(size[0]):
+        arg = size[0]
+        if not isinstance(arg, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {_tp_name(arg)}")
+        for i, s in enumerate(arg):
+            if isinstance(s, builtins.bool):
+                raise TypeError(
+                    f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element of type bool "
+                    f"at pos {i}"
+                )
+        size = arg
+    for i, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(
+                f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be "
+                f'tuple of ints,but got {_tp_name(s)}"'
+            )
+    return tuple(operator.index(s) for s in size)
+
+
+def _check_nonnegative(shape: tuple) -> None:
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
+
+
+def _shape_of(size: tuple, name: str) -> tuple:
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    shape = _size(size, name)
+    if name == "zeros" and builtins.any(s < 0 for s in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    _check_nonnegative(shape)
+    return shape
 
 
 def _float_dtype(dtype):
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    return _finish(xp.zeros(_size(size), dtype=_float_dtype(dtype)), requires_grad)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    _check_device(device)
+    return _finish(xp.zeros(_shape_of(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
-    return _finish(xp.ones(_size(size), dtype=_float_dtype(dtype)), requires_grad)
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    _check_device(device)
+    return _finish(xp.ones(_shape_of(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    return _finish(xp.empty(_size(size), dtype=_float_dtype(dtype)), requires_grad)
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, memory_format=None,
+          pin_memory: bool = False) -> Tensor:
+    _check_device(device)
+    return _finish(xp.empty(_shape_of(size, "empty"), dtype=_float_dtype(dtype)), requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    if dtype is None:
-        npd = _dtype.result_type(fill_value)
-    else:
-        npd = _dtype.to_numpy(dtype)
-    return _finish(xp.full(_size((size,)), fill_value, dtype=npd), requires_grad)
+# ------------------------------------------------------------------ full
+_C_TYPE_NAMES = {
+    "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+    "float16": "c10::Half", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
 
 
+def _scalar(value):
+    """A Python number from a Python/NumPy number or a one-element tensor (torch's Scalar)."""
+    if isinstance(value, Tensor):
+        return value.item()
+    if isinstance(value, _np.generic):
+        return value.item()
+    return value
+
+
+def _fill_value(value, npd):
+    """``value`` converted to ``npd`` with Scalar::to's overflow check (torch's fill_)."""
+    kind = npd.kind
+    if kind == "b":
+        return builtins.bool(value)
+    if kind == "c":
+        return complex(value)
+    error = RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[npd.name]} without overflow")
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise error
+        value = value.real
+    if kind == "f":
+        if isinstance(value, int) and not isinstance(value, builtins.bool):
+            value = float(value)
+        if math.isinf(value) or math.isnan(value):
+            return value
+        fmax = float(xp.finfo(npd).max)
+        if not -fmax <= value <= fmax:
+            raise error
+        return value
+    info = xp.iinfo(npd)
+    if isinstance(value, float):
+        if not info.min <= value <= info.max:
+            raise error
+        return int(value)
+    value = int(value)
+    lowest = -int(info.max) if info.min == 0 else info.min
+    if not lowest <= value <= info.max:
+        raise error
+    return value
+
+
+def _full_array(shape, fill_value, npd):
+    value = _fill_value(fill_value, npd)
+    if npd.kind in "iu" and value < 0 and xp.iinfo(npd).min == 0:
+        value += int(xp.iinfo(npd).max) + 1  # two's complement wrap, as torch
+    return xp.full(shape, value, dtype=npd)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value (bool, int64, default float)."""
+    _check_device(device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_tp_name(size)}")
+    shape = _size((size,), "full") if size else ()
+    _check_nonnegative(shape)
+    value = _scalar(fill_value)
+    npd = _dtype.result_type(value) if dtype is None else _dtype.to_numpy(dtype)
+    return _finish(_full_array(shape, value, npd), requires_grad)
+
+
+# ------------------------------------------------------------------ *_like
 def _like(t: Tensor, dtype):
     return t._data.shape, (t._data.dtype if dtype is None else _dtype.to_numpy(dtype))
 
 
-def zeros_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def zeros_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
     return _finish(xp.zeros(shape, dtype=npd), requires_grad)
 
 
-def ones_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def ones_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
     return _finish(xp.ones(shape, dtype=npd), requires_grad)
 
 
-def empty_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def empty_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
     return _finish(xp.empty(shape, dtype=npd), requires_grad)
 
 
-def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full_like(t: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
-    return _finish(xp.full(shape, fill_value, dtype=npd), requires_grad)
+    return _finish(_full_array(shape, _scalar(fill_value), npd), requires_grad)
 
 
-def rand_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+# ------------------------------------------------------------------ random
+def _uniform_real(g, shape, npd):
+    """Samples from [0, 1) drawn at the precision of ``npd`` (casting float64 samples could round up to 1)."""
+    if npd == xp.float64:
+        return g.random(shape)
+    if npd == xp.float32:
+        return g.random(shape, dtype=xp.float32)
+    return (g.integers(0, 1 << 11, size=shape) * 2.0**-11).astype(npd)  # float16: 11 significant bits
+
+
+def _uniform(g, shape, npd):
+    if npd.kind == "c":
+        real = _dtype.from_numpy(npd).to_real().np
+        return (_uniform_real(g, shape, real) + 1j * _uniform_real(g, shape, real)).astype(npd)
+    if npd.kind != "f":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    return _uniform_real(g, shape, npd)
+
+
+def _normal(g, shape, npd):
+    if npd.kind == "c":  # torch: real and imaginary parts each with variance 1/2
+        s = math.sqrt(0.5)
+        return (g.standard_normal(shape) * s + 1j * g.standard_normal(shape) * s).astype(npd)
+    if npd.kind != "f":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    return g.standard_normal(shape).astype(npd)
+
+
+def _rng(gen):
+    return gen._rng if gen is not None else generator()
+
+
+_RAND_SIGNATURES = (
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+)
+
+
+def _random_shape(size: tuple, name: str) -> tuple:
+    if not size:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (), but expected one of:\n{_RAND_SIGNATURES}"
+        )
+    shape = _size(size, name)
+    _check_nonnegative(shape)
+    return shape
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+         pin_memory: bool = False) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    _check_device(device)
+    return _finish(_uniform(_rng(generator), _random_shape(size, "rand"), _float_dtype(dtype)), requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+          pin_memory: bool = False) -> Tensor:
+    """Standard normal samples."""
+    _check_device(device)
+    return _finish(_normal(_rng(generator), _random_shape(size, "randn"), _float_dtype(dtype)), requires_grad)
+
+
+def _integers(g, low, high, shape, npd):
+    low, high = operator.index(low), operator.index(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return g.integers(low, high, size=shape).astype(npd)
+
+
+def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """Integers drawn uniformly from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
+    _check_device(device)
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if not isinstance(size, (tuple, list)):
+        position = 2 if low == 0 else 3
+        raise TypeError(
+            f"randint(): argument 'size' (position {position}) must be tuple of ints, not {_tp_name(size)}"
+        )
+    shape = _size((size,), "randint") if size else ()
+    _check_nonnegative(shape)
+    npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
+    return _finish(_integers(_rng(generator), low, high, shape, npd), requires_grad)
+
+
+def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    _check_device(device)
+    npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
+    return _finish(_rng(generator).permutation(n).astype(npd), requires_grad)
+
+
+def rand_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
-    return _finish(generator().random(shape).astype(npd), requires_grad)
+    return _finish(_uniform(generator(), shape, npd), requires_grad)
 
 
-def randn_like(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype)
-    return _finish(generator().standard_normal(shape).astype(npd), requires_grad)
+    return _finish(_normal(generator(), shape, npd), requires_grad)
 
 
-def randint_like(t: Tensor, low=0, high=None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                 memory_format=None) -> Tensor:
     if high is None:
         low, high = 0, low
     shape, npd = _like(t, dtype)
-    return _finish(generator().integers(low, high, size=shape).astype(npd), requires_grad)
+    return _finish(_integers(generator(), low, high, shape, npd), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are integers (torch.arange)."""
+# ------------------------------------------------------------------ ranges
+def _cpp_double(x: float) -> str:
+    """A double as C++'s ``operator<<`` prints it (6 significant digits)."""
+    return f"{x:g}"
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are integers (torch.arange).
+
+    Like torch's arange_out: integer dtypes compute in int64 from truncated bounds (int64 also
+    sizes the result that way), float16 in float32, other float dtypes in double.
+    """
+    _check_device(device)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    vals = [_scalar(v) for v in (start, end, step)]
     if dtype is not None:
         npd = _dtype.to_numpy(dtype)
-    elif builtins.all(isinstance(v, (int, _np.integer)) and not isinstance(v, bool) for v in vals):
-        npd = xp.int64
+    elif builtins.all(isinstance(v, int) for v in vals):
+        npd = xp.dtype(xp.int64)
     else:
         npd = _dtype.default_float_np()
-    n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
-    arr = (vals[0] + xp.arange(n, dtype=xp.float64 if npd.kind == "f" else xp.int64) * vals[2]).astype(npd)
-    return _finish(arr, requires_grad)
+    if npd.kind not in "iuf":
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    fstart, fend, fstep = (float(v) for v in vals)
+    if npd.kind in "iu":
+        istart, iend, istep = (int(v) for v in vals)  # truncation, as Scalar::to<int64_t>
+        if npd == xp.int64:
+            if istep == 0:
+                raise (RuntimeError if fstep == 0 else ValueError)("step must be nonzero")
+            if not ((istep > 0 and iend >= istart) or (istep < 0 and iend <= istart)):
+                raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+            sgn = 1 if istep > 0 else -1
+            q = iend - istart + istep - sgn
+            n = builtins.abs(q) // builtins.abs(istep) * (1 if (q >= 0) == (istep > 0) else -1)  # C's truncation
+        else:
+            if fstep == 0:
+                raise RuntimeError("step must be nonzero")
+            if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
+                raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+            n = math.ceil((fend - fstart) / fstep)
+        arr = (istart + xp.arange(n, dtype=xp.int64) * istep).astype(npd)
+        return _finish(arr, requires_grad)
+    if fstep == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(fstart) and math.isfinite(fend)):
+        raise RuntimeError(f"unsupported range: {_cpp_double(fstart)} -> {_cpp_double(fend)}")
+    if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = math.ceil((fend - fstart) / fstep)
+    acc = xp.float32 if npd == xp.float16 else xp.float64
+    arr = acc(fstart) + xp.arange(n, dtype=acc) * acc(fstep)
+    return _finish(arr.astype(npd), requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(xp.linspace(start, end, int(steps)).astype(_float_dtype(dtype)), requires_grad)
+def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, computed as torch's CPU kernel does.
+
+    The first half counts up from ``start`` and the second half down from ``end`` (so both ends are
+    exact), in the result dtype for floats and in double (truncated at the end) for integers.
+    """
+    _check_device(device)
+    steps = operator.index(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    npd = _float_dtype(dtype)
+    if npd.kind not in "iuf":
+        raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    start, end = _scalar(start), _scalar(end)
+    if steps <= 1:
+        return _finish(xp.full((steps,), start).astype(npd), requires_grad)
+    if npd.kind == "f":
+        s, e = npd.type(start), npd.type(end)
+        step = (e - s) / npd.type(steps - 1)
+        idx = xp.arange(steps)
+        with xp.errstate(over="ignore", invalid="ignore"):
+            up = s + step * idx.astype(npd)
+            down = e - step * (steps - idx - 1).astype(npd)
+        return _finish(xp.where(idx < steps // 2, up, down).astype(npd), requires_grad)
+    s, e = int(start), int(end)
+    step = (float(e) - float(s)) / (steps - 1)
+    idx = xp.arange(steps)
+    vals = xp.where(idx < steps // 2, s + step * idx, e - step * (steps - idx - 1))
+    return _finish(xp.trunc(vals).astype(xp.int64).astype(npd), requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
-
-
-def rand(*size, generator_=None, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    from ._backend import generator as _gen
-
-    g = generator._rng if generator is not None else _gen()
-    return _finish(g.random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
-
-
-def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    from ._backend import generator as _gen
-
-    g = generator._rng if generator is not None else _gen()
-    return _finish(g.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
-
-
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    from ._backend import generator as _gen
-
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
-    g = generator._rng if generator is not None else _gen()
-    npd = _dtype.to_numpy(dtype) if dtype is not None else xp.int64
-    return _finish(g.integers(low, high, size=_size((size,))).astype(npd), requires_grad)
-
-
-def randperm(n: int, *, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    from ._backend import generator as _gen
-
-    g = generator._rng if generator is not None else _gen()
-    npd = _dtype.to_numpy(dtype) if dtype is not None else xp.int64
-    return _finish(g.permutation(n).astype(npd), requires_grad)
 
 
 class Generator:
@@ -265,3 +739,4 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._seed
+

@@ -34,7 +34,12 @@ class dtype:
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     def to_complex(self) -> dtype:
-        return {"float64": complex128}.get(self.name, complex64)
+        """The complex dtype of the same precision (torch.dtype.to_complex)."""
+        if self.is_complex:
+            return self
+        if not self.is_floating_point:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_TYPE_NAMES[self.name]}")
+        return complex128 if self.name == "float64" else complex64
 
 
 float16 = half = dtype("float16", np.float16)
@@ -58,30 +63,57 @@ def _by_name(name: str) -> dtype:
     return _NAMES[name]
 
 
+_NUMPY_TYPES_ERROR = (
+    "can't convert np.ndarray of type numpy.{}. The only supported types are: float64, float32, float16, "
+    "complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
+)
+
+
 def from_numpy(np_dtype) -> dtype:
+    """The dyngrad dtype of a NumPy dtype; torch's TypeError for the types dyngrad does not have."""
     try:
         return _FROM_NP[np_dtype]
-    except KeyError:
+    except (KeyError, TypeError):
+        npd = np.dtype(np_dtype)
         try:
-            return _FROM_NP[np.dtype(np_dtype)]
+            return _FROM_NP[npd]
         except KeyError:
-            raise TypeError(
-                f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
-                "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
-            ) from None
+            raise TypeError(_NUMPY_TYPES_ERROR.format(npd.type.__name__)) from None
+
+
+def check_numpy(np_dtype) -> np.dtype:
+    """Return ``np_dtype`` if dyngrad has it (the dtype of an array or NumPy scalar), else raise torch's TypeError."""
+    return from_numpy(np_dtype).np
 
 
 def to_numpy(d) -> np.dtype:
-    """Accept a dyngrad dtype, a NumPy dtype or a Python type; return the NumPy dtype."""
+    """Accept a dyngrad dtype, a NumPy dtype or a Python type; return the NumPy dtype.
+
+    As in torch, ``float`` means float64 and ``complex`` complex128 whatever the default dtype.
+    """
     if isinstance(d, dtype):
         return d.np
     if d is builtins_float:
-        return _default_float.np
+        return float64.np
     if d is builtins_int:
         return int64.np
     if d is builtins_bool:
         return bool.np
+    if d is builtins_complex:
+        return complex128.np
     return from_numpy(d).np
+
+
+# torch's ScalarType names, used in its "not implemented for 'Long'" errors
+_SCALAR_TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+
+
+def scalar_type_name(np_dtype) -> str:
+    return _SCALAR_TYPE_NAMES[from_numpy(np_dtype).name]
 
 
 import builtins as _builtins  # noqa: E402  (the names float/int/bool are shadowed above)

@@ -20,14 +20,51 @@ from ._backend import xp
 
 
 class Size(tuple):
-    """A tensor shape; a tuple that prints as torch's ``torch.Size([2, 3])``."""
+    """A tensor shape; a tuple that prints as torch's ``torch.Size([2, 3])``.
+
+    Slicing, ``+`` and ``*`` give a Size again, as in torch.
+    """
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        if type(sizes) is tuple and all(type(s) is int for s in sizes):
+            return tuple.__new__(cls, sizes)
+        items = []
+        for i, s in enumerate(sizes):
+            if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+                s = int(s._data.reshape(()))
+            elif isinstance(s, (bool, Tensor)) or not hasattr(type(s), "__index__"):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{_tp_name(s)}')")
+            items.append(s.__index__())
+        return tuple.__new__(cls, items)
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(n) for n in self)}])"
 
     __str__ = __repr__
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return tuple.__new__(Size, out) if isinstance(key, slice) else out
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {_tp_name(other)}) to torch.Size")
+        return tuple.__new__(Size, tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return tuple.__new__(Size, tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return tuple.__new__(Size, tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
 
     def numel(self) -> int:
         n = 1
@@ -36,30 +73,49 @@ class Size(tuple):
         return n
 
 
+def _tp_name(obj) -> str:
+    """The type name CPython's C API (and so torch's messages) prints: ``numpy.float32``, but ``list``, ``Tensor``."""
+    tp = type(obj)
+    if tp.__flags__ & (1 << 9) or tp.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE: classes defined in Python
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
+
+
+_new_size = tuple.__new__  # Size from a NumPy shape, skipping the checks in Size.__new__
+
+
 class device:
-    """The only device dyngrad has: ``cpu``."""
+    """A device; dyngrad computes on the CPU only, so any other device type is refused."""
 
     __slots__ = ("type", "index")
 
     def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002 - torch's name
         if isinstance(type, device):
-            type = type.type
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
         if type != "cpu":
             raise RuntimeError(f"dyngrad runs on the CPU only; got device '{type}'")
         self.type = "cpu"
-        self.index = None
+        self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return "cpu" if self.index is None else f"cpu:{self.index}"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, device) or other == "cpu"
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
 
 
 CPU = device()
@@ -70,6 +126,13 @@ NONLEAF_GRAD_WARNING = (
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)
+
+
+_LEAF_ONLY = "you can only change requires_grad flags of leaf variables."
+_LEAF_ONLY_DETACH = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+    "subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 
 
@@ -92,11 +155,19 @@ class Tensor:
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
     def __init__(self, *args, dtype=None, requires_grad: bool = False) -> None:
-        # torch.Tensor(data) or torch.Tensor(*sizes): always the default float dtype.
+        # torch.Tensor(data) or torch.Tensor(*sizes): the default float dtype, except that
+        # torch.Tensor(tensor) keeps the tensor's dtype; torch.Tensor() is empty.
         if len(args) == 1 and not isinstance(args[0], int):
-            data = _to_array(args[0], dtype or _dtype.get_default_dtype())
+            arg = args[0]
+            if isinstance(arg, Tensor) and dtype is None:
+                data = arg._data
+            elif isinstance(arg, (int, float, complex)):
+                raise TypeError(f"new(): data must be a sequence (got {_tp_name(arg)})")
+            else:
+                data = _to_array(arg, dtype or _dtype.get_default_dtype())
         else:
-            data = xp.empty(tuple(args), dtype=_dtype.to_numpy(dtype or _dtype.get_default_dtype()))
+            shape = tuple(args) if args else (0,)
+            data = xp.empty(shape, dtype=_dtype.to_numpy(dtype or _dtype.get_default_dtype()))
         self._data = data
         self._requires_grad = False
         self._vc = [0]
@@ -111,6 +182,10 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {_tp_name(value)}")
+        if self._requires_grad and not _is_float_np(value._data.dtype):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
 
     @property
@@ -119,23 +194,29 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+        # torch's texts differ between the setter, requires_grad_() and the factories' argument.
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if self._grad_fn is not None:
+            raise RuntimeError(_LEAF_ONLY if value else _LEAF_ONLY_DETACH)
+        if value and not _is_float_np(self._data.dtype):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
-        return self
-
-    def _set_requires_grad(self, value: bool, message: str) -> None:
-        value = bool(value)
-        if self._grad_fn is not None and not value:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+        if not isinstance(requires_grad, bool):
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{_tp_name(requires_grad)}"
             )
-        if value and not _is_float_np(self._data.dtype):
-            raise RuntimeError(message)
-        if self._grad_fn is None:
-            self._requires_grad = value
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(_LEAF_ONLY_DETACH)
+            return self
+        if requires_grad and not _is_float_np(self._data.dtype):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = requires_grad
+        return self
 
     @property
     def is_leaf(self) -> bool:
@@ -155,14 +236,23 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
-            if value.shape != self.shape:
-                raise RuntimeError(
-                    f"assigned grad has data of a different size, original size {list(self.shape)}, "
-                    f"new size {list(value.shape)}"
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {_tp_name(value)}"
                 )
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value._data.dtype.name]}' to a "
+                    f"tensor with grad_dtype '{_dtype.scalar_type_name(self._data.dtype)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+                    "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match."
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size"
+                )
         self._grad = value
 
     @grad.deleter
@@ -206,12 +296,12 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return _new_size(Size, self._data.shape)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+            return _new_size(Size, self._data.shape)
+        return self._data.shape[_dim_of_size(dim, self._data.ndim)]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -240,8 +330,16 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def stride(self, dim: int | None = None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        if a.size == 0:  # torch gives empty tensors contiguous strides (NumPy gives zeros)
+            st, n = [], 1
+            for s in reversed(a.shape):
+                st.append(n)
+                n *= max(s, 1)
+            st = tuple(reversed(st))
+        else:
+            st = tuple(s // a.itemsize for s in a.strides)
+        return st if dim is None else st[_dim_of_size(dim, a.ndim)]
 
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
@@ -287,11 +385,26 @@ class Tensor:
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
 
+    def _python_scalar(self, kind: str):
+        """The single element as a Python number, for float()/int()/complex(), with torch's checks."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        value = self._data.reshape(()).item()
+        if isinstance(value, complex) and kind != "complex":
+            if value.imag != 0:
+                raise RuntimeError(
+                    f"value cannot be converted to type {'double' if kind == 'float' else 'int64_t'} without overflow"
+                )
+            value = value.real
+        return value
+
     def __float__(self) -> float:
-        return float(self.item())
+        if self._requires_grad:
+            _warn_scalar_of_requires_grad()
+        return float(self._python_scalar("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar("int"))
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -299,14 +412,16 @@ class Tensor:
         return int(self._data.reshape(()))
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        if self._requires_grad:
+            _warn_scalar_of_requires_grad()
+        return complex(self._python_scalar("complex"))
 
     def __hash__(self) -> int:
         return id(self)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
-            return format(self.item(), spec)
+            return format(self._data.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
@@ -400,6 +515,37 @@ _ndarray = xp.ndarray
 
 def _rebuild(data, requires_grad):
     return wrap(data, requires_grad)
+
+
+def _dim_of_size(dim: int, ndim: int) -> int:
+    """_wrap_dim for size(d)/stride(d), which refuse any dim on a 0-d tensor."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, ndim)
+
+
+_SCALAR_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
+)
+_warned_scalar = False
+
+
+def _warn_scalar_of_requires_grad() -> None:
+    """torch warns once per process (TORCH_WARN_ONCE) on float()/complex() of a tensor requiring grad."""
+    global _warned_scalar
+    if not _warned_scalar:
+        _warned_scalar = True
+        warnings.warn(_SCALAR_WARNING, UserWarning, stacklevel=3)
+
+
+# the C++ type names torch prints for element types
+_C_TYPE_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -5,7 +5,7 @@ Derivative formulas follow PyTorch's tools/autograd/derivatives.yaml.
 
 from __future__ import annotations
 
-from .._backend import xp
+from .._backend import constant, xp
 from .._tensor import Tensor, wrap
 from ._promote import prepare
 from .registry import Op, apply, register
@@ -202,7 +202,9 @@ class TanhBackwardBackward0(Op):
 
     @staticmethod
     def forward(g, y):
-        return g * (1 - y * y)
+        out = y * y
+        xp.subtract(constant(1, out.dtype), out, out=out)
+        return xp.multiply(g, out, out=out) if out.dtype == g.dtype and out.shape == g.shape else g * out
 
     def backward(self, gg):
         g, y = self.saved()

@@ -14,7 +14,6 @@ Iterative, never recursive (a chain of 100,000 ops needs no deep Python stack).
 from __future__ import annotations
 
 import heapq
-import itertools
 
 from .._backend import sum_to_shape, xp
 from .._tensor import Tensor, wrap
@@ -92,11 +91,10 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
             buf = buffers[node] = [None] * len(node._meta)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     captured = [None] * (len(set(capture.values())) if capture else 0)
-    counter = itertools.count()
     heap = []
     for node in buffers:
         if deps[node] == 0:
-            heap.append((_priority(node), next(counter), node))
+            heap.append((-node._seq, node))
     heapq.heapify(heap)
 
     prev_mode = _state.enabled
@@ -104,7 +102,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
     heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while heap:
-            node = heappop(heap)[2]
+            node = heappop(heap)[1]
             grads = buffers.pop(node, None) or [None] * len(node._meta)
             if node._pre_hooks is not None:
                 grads = _run_pre_hooks(node, grads)
@@ -153,15 +151,11 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     d = deps[nxt] - 1
                     deps[nxt] = d
                     if d == 0:
-                        seq = nxt._seq
-                        heappush(heap, (-seq if seq >= 0 else _FIRST, next(counter), nxt))
+                        heappush(heap, (-nxt._seq, nxt))  # later nodes first; sequence numbers are unique
                 i += 1
     finally:
         _state.enabled = prev_mode
     return captured
-
-
-_FIRST = float("-inf")  # AccumulateGrad runs as soon as it is ready, as in torch
 
 
 def _capture(capture, captured, node, grads) -> None:
@@ -169,12 +163,6 @@ def _capture(capture, captured, node, grads) -> None:
         slot = capture.get((node, nr))
         if slot is not None and g is not None:
             captured[slot] = g if captured[slot] is None else captured[slot] + g
-
-
-def _priority(node) -> float:
-    # Later nodes first; AccumulateGrad (seq -1) before everything, as torch gives it top priority.
-    seq = node._seq
-    return float("-inf") if seq < 0 else -seq
 
 
 def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:

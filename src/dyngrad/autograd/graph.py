@@ -19,6 +19,7 @@ import itertools
 import re
 
 _sequence = itertools.count()
+_ACCUMULATE_PRIORITY = 1 << 62  # above any op's sequence number
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -139,7 +140,8 @@ class AccumulateGrad(Node):
         self._versions = None
         self._params = None
         self._meta = ((variable._data.shape, variable._data.dtype),)
-        self._seq = -1  # leaves run last among ready nodes, as in torch (max priority is never needed)
+        # torch gives AccumulateGrad the highest priority: it runs as soon as it is ready.
+        self._seq = _ACCUMULATE_PRIORITY + next(_sequence)
         self._retained = None
         self._pre_hooks = None
 
