@@ -203,8 +203,10 @@ class TanhBackwardBackward0(Op):
     @staticmethod
     def forward(g, y):
         out = y * y
+        if type(out) is not xp.ndarray or out.shape != g.shape or out.dtype != g.dtype:
+            return g * (1 - out)  # 0-d, broadcast or mixed dtypes: no buffer to reuse
         xp.subtract(constant(1, out.dtype), out, out=out)
-        return xp.multiply(g, out, out=out) if out.dtype == g.dtype and out.shape == g.shape else g * out
+        return xp.multiply(g, out, out=out)
 
     def backward(self, gg):
         g, y = self.saved()
