@@ -7,8 +7,8 @@ registry entries (``grad_fn`` classes) it exercises. Adding an op is adding a ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp

@@ -15,9 +15,9 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import assert_same_tensor, same_error, torch
 
 import dyngrad
+from conftest import assert_same_tensor, same_error, torch
 
 LIBS = [torch, dyngrad]
 
@@ -265,7 +265,7 @@ def test_grad_mode_is_thread_local() -> None:
     for lib in LIBS:
         seen = []
         with lib.no_grad():
-            th = threading.Thread(target=lambda: seen.append(lib.is_grad_enabled()))
+            th = threading.Thread(target=lambda seen=seen, lib=lib: seen.append(lib.is_grad_enabled()))
             th.start()
             th.join()
         assert seen == [True]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_same_tensor, same_error, torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_table import COVERED_ELSEWHERE, OPS
 
 import dyngrad
+from conftest import assert_same_tensor, same_error, torch
 from dyngrad._ops.registry import REGISTRY
+from op_table import COVERED_ELSEWHERE, OPS
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 IDS = [op.name for op in OPS]

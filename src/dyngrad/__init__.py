@@ -7,6 +7,8 @@ graph. See README.md for what is covered.
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 from . import _tensor_methods
 from ._backend import manual_seed as _manual_seed
 from ._creation import (
@@ -122,12 +124,12 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(t: Tensor) -> bool:
-    return t.is_floating_point()
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
 
 
-def numel(t: Tensor) -> int:
-    return t.numel()
+def numel(input: Tensor) -> int:
+    return input.numel()
 
 
 def where(condition, input=None, other=None):  # noqa: A002 - torch's name
@@ -135,20 +137,20 @@ def where(condition, input=None, other=None):  # noqa: A002 - torch's name
     if input is None and other is None:
         from ._backend import xp
 
-        return tuple(Tensor.__new__(Tensor) if False else from_numpy(i.astype(xp.int64)) for i in xp.nonzero(condition._data))
+        return tuple(from_numpy(i.astype(xp.int64)) for i in xp.nonzero(condition._data))
     return _where(condition, input, other)
 
 
-def argmax(t: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return t.argmax(dim, keepdim)
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return input.argmax(dim, keepdim)
 
 
-def argmin(t: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return t.argmin(dim, keepdim)
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return input.argmin(dim, keepdim)
 
 
-def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    return t.flatten(start_dim, end_dim)
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return input.flatten(start_dim, end_dim)
 
 
 def result_type(a, b):
@@ -174,7 +176,8 @@ def equal(a: Tensor, b: Tensor) -> bool:
     return a.equal(b)
 
 
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """True when ``|input - other| <= atol + rtol * |other|`` everywhere (torch.allclose)."""
     from ._backend import xp
 
-    return __builtins__["bool"](xp.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan)) if isinstance(__builtins__, dict) else xp.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan).item()
+    return _builtins.bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))

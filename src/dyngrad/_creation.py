@@ -242,6 +242,8 @@ def _checked_cast(arr, npd):
     if kind in "iu":
         info = xp.iinfo(npd)
         if src.kind == "f":
+            if (xp.abs(arr[xp.isfinite(arr)]) > 2**53).any():
+                return None  # ints mixed with floats may have lost precision: check element by element
             bad = ~((arr >= info.min) & (arr <= info.max))
         elif src.kind in "iu":
             bad = (arr > info.max) | (arr < (-int(info.max) if info.min == 0 else info.min))
@@ -436,9 +438,14 @@ def _fill_value(value, npd):
     kind = npd.kind
     if kind == "b":
         return builtins.bool(value)
-    if kind == "c":
-        return complex(value)
     error = RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[npd.name]} without overflow")
+    if kind == "c":
+        value = complex(value)
+        fmax = float(xp.finfo(npd).max)
+        for part in (value.real, value.imag):
+            if math.isfinite(part) and not -fmax <= part <= fmax:
+                raise error
+        return value
     if isinstance(value, complex):
         if value.imag != 0:
             raise error

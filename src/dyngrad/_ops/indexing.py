@@ -11,7 +11,7 @@ the input's shape with ``IndexPutBackward`` below, itself differentiable
 from __future__ import annotations
 
 from .._backend import index_add, xp
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor
 from .registry import Op, apply, register
 
 

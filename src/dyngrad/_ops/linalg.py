@@ -140,10 +140,10 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if b._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    (B, n, k), (B2, k2, m) = a._data.shape, b._data.shape
+        raise RuntimeError("batch2 must be a 3D tensor")
+    (B, _, k), (B2, k2, _) = a._data.shape, b._data.shape
     if B != B2 or k != k2:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{B}, {k}] but got: [{B2}, {k2}]."

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import weakref
 
+from .._backend import xp
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import _state
-from .._backend import xp
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 
 _new = object.__new__

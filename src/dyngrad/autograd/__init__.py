@@ -145,7 +145,6 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    single = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
