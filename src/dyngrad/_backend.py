@@ -62,3 +62,20 @@ def constant(value, dtype) -> np.ndarray:
         c.flags.writeable = False
         _constants[key] = c
     return c
+
+
+def along_axis_key(index: np.ndarray, axis: int) -> tuple:
+    """The advanced-indexing key that picks ``index`` along ``axis`` (as np.take_along_axis does).
+
+    ``a[along_axis_key(idx, axis)]`` equals ``np.take_along_axis(a, idx, axis)`` and, unlike it,
+    also works as an assignment target; ``idx`` has the same number of dims as ``a``.
+    """
+    key = []
+    for i, n in enumerate(index.shape):
+        if i == axis:
+            key.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[i] = n
+            key.append(np.arange(n).reshape(shape))
+    return tuple(key)

@@ -242,9 +242,11 @@ def _checked_cast(arr, npd):
     if kind in "iu":
         info = xp.iinfo(npd)
         if src.kind == "f":
-            if (xp.abs(arr[xp.isfinite(arr)]) > 2**53).any():
-                return None  # ints mixed with floats may have lost precision: check element by element
-            bad = ~((arr >= info.min) & (arr <= info.max))
+            # Python ints mixed with floats became floats here (losing precision, and their own
+            # overflow rule), so any doubtful value is checked element by element by _store.
+            if (~((arr >= info.min) & (arr <= info.max)) | (xp.abs(arr) > 2**53)).any():
+                return None
+            bad = None
         elif src.kind in "iu":
             bad = (arr > info.max) | (arr < (-int(info.max) if info.min == 0 else info.min))
         else:

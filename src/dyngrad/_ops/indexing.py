@@ -10,7 +10,7 @@ the input's shape with ``IndexPutBackward`` below, itself differentiable
 
 from __future__ import annotations
 
-from .._backend import index_add, xp
+from .._backend import along_axis_key, index_add, xp
 from .._tensor import Tensor
 from .registry import Op, apply, register
 
@@ -65,7 +65,7 @@ class IndexPutBackward(Op):
     @staticmethod
     def forward(g, key, shape, advanced):
         out = xp.zeros(shape, dtype=g.dtype)
-        if advanced:
+        if advanced is True:  # repeated indices must add up; "unique" keys can be assigned
             index_add(out, key, g)
         else:
             out[key] = g
@@ -176,6 +176,4 @@ def getitem(a: Tensor, key) -> Tensor:
 
 def scatter_along(g: Tensor, shape, axis: int, index) -> Tensor:
     """Zeros of ``shape`` with ``g`` placed at ``index`` along ``axis`` (backward of max/min over a dim)."""
-    grids = list(xp.indices(index.shape, sparse=True))
-    grids[axis] = index
-    return index_backward(g, shape, tuple(grids), True)
+    return index_backward(g, shape, along_axis_key(index, axis), "unique")

