@@ -90,6 +90,18 @@ def test_op_matches_torch(op, data) -> None:
         assert dg is not None, f"grad {i}: dyngrad None, torch {tg}"
         assert_same_tensor(dg, tg, what=f"grad {i}")
 
+    # First order again through a plain backward (no graph recorded: the engine may use the
+    # array formulas of Note [Backward on arrays]); leaves accumulate what torch's do.
+    t_leaves = _inputs(torch, arrays, True)
+    d_leaves = _inputs(dyngrad, arrays, True)
+    op.fn(torch, *t_leaves, **params).backward(torch.from_numpy(g.copy()))
+    op.fn(dyngrad, *d_leaves, **params).backward(dyngrad.from_numpy(g.copy()))
+    for i, (dl, tl) in enumerate(zip(d_leaves, t_leaves)):
+        if tl.grad is None:
+            assert dl.grad is None or not np.any(dl.grad.numpy()), f"plain backward grad {i}: torch None"
+        else:
+            assert_same_tensor(dl.grad, tl.grad, what=f"plain backward grad {i}")
+
     # Second order: differentiate <grads, v> again.
     if not op.second_order:
         return

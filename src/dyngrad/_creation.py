@@ -157,15 +157,10 @@ def _leaf_converter(npd):
         return complex
     if kind == "b":
 
-        def to_bool(x):
-            if isinstance(x, float):
+        def to_bool(x):  # THPUtils_unpackNumberAsBool: any int is fine, even beyond int64
+            if isinstance(x, (float, complex)):
                 return x != 0
-            if isinstance(x, complex):
-                return x != 0
-            try:
-                return operator.index(x) != 0
-            except OverflowError:  # pragma: no cover - operator.index does not overflow
-                return True
+            return operator.index(x) != 0
 
         return to_bool
     info = _np.iinfo(npd)

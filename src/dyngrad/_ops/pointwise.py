@@ -13,6 +13,11 @@ from .registry import Op, apply, register
 # ------------------------------------------------------------------ binary
 
 
+def _array(value):
+    """A saved input as an array (Python scalars stay as they are)."""
+    return value._data if type(value) is Tensor else value
+
+
 @register
 class AddBackward0(Op):
     """add(input, other, alpha=1) = input + alpha * other."""
@@ -66,6 +71,13 @@ class MulBackward0(Op):
         return (g * b if self.next_functions[0][0] is not None else None,
                 g * a if self.next_functions[1][0] is not None else None)
 
+    def backward_arrays(self, g):
+        a, b = self.saved()
+        return (
+            wrap(g * _array(b)) if self.next_functions[0][0] is not None else None,
+            wrap(g * _array(a)) if self.next_functions[1][0] is not None else None,
+        )
+
 
 @register
 class DivBackward0(Op):
@@ -81,6 +93,13 @@ class DivBackward0(Op):
         a, b = self.saved()
         ga = g / b if self.next_functions[0][0] is not None else None
         gb = -g * a / (b * b) if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+    def backward_arrays(self, g):
+        a, b = self.saved()
+        a, b = _array(a), _array(b)
+        ga = wrap(g / b) if self.next_functions[0][0] is not None else None
+        gb = wrap(-g * a / (b * b)) if self.next_functions[1][0] is not None else None
         return ga, gb
 
 
@@ -151,23 +170,36 @@ class PowBackward2(Op):
 # ------------------------------------------------------------------ unary
 
 
-def _unary(name: str, fn, derivative, save: str = "input", doc: str = ""):
-    """Declare a unary op whose backward is ``grad * derivative(saved)``."""
+def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arrays=None):
+    """Declare a unary op whose backward is ``derivative(grad, saved)``.
+
+    ``on_arrays`` is the same formula on NumPy arrays, used when no graph is recorded
+    (see Note [Backward on arrays] in registry.py).
+    """
 
     if save == "result":
 
         def backward(self, g):
             return (derivative(g, self.saved_result()),)
 
+        def backward_arrays(self, g):
+            return (wrap(on_arrays(g, self.saved()[-1]._data)),)
+
     elif save == "input":
 
         def backward(self, g):
             return (derivative(g, self.saved()[0]),)
 
+        def backward_arrays(self, g):
+            return (wrap(on_arrays(g, self.saved()[0]._data)),)
+
     else:
 
         def backward(self, g):
             return (derivative(g, None),)
+
+        def backward_arrays(self, g):
+            return (wrap(on_arrays(g, None)),)
 
     cls = type(
         name,
@@ -179,18 +211,32 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = ""):
             "save_result": save == "result",
             "forward": staticmethod(fn),
             "backward": backward,
+            "backward_arrays": backward_arrays if on_arrays is not None else None,
             "__module__": __name__,
         },
     )
     return register(cls)
 
 
-NegBackward0 = _unary("NegBackward0", xp.negative, lambda g, _: -g, save="none", doc="neg: -grad")
-ExpBackward0 = _unary("ExpBackward0", xp.exp, lambda g, y: g * y, save="result", doc="exp: grad * result")
-LogBackward0 = _unary("LogBackward0", xp.log, lambda g, x: g / x, doc="log: grad / input")
-SqrtBackward0 = _unary("SqrtBackward0", xp.sqrt, lambda g, y: g / (2 * y), save="result", doc="sqrt: grad / (2 * result)")
-SinBackward0 = _unary("SinBackward0", xp.sin, lambda g, x: g * x.cos(), doc="sin: grad * cos(input)")
-CosBackward0 = _unary("CosBackward0", xp.cos, lambda g, x: g * -x.sin(), doc="cos: grad * -sin(input)")
+NegBackward0 = _unary("NegBackward0", xp.negative, lambda g, _: -g, save="none", doc="neg: -grad", on_arrays=lambda g, _: -g)
+ExpBackward0 = _unary(
+    "ExpBackward0", xp.exp, lambda g, y: g * y, save="result", doc="exp: grad * result", on_arrays=xp.multiply
+)
+LogBackward0 = _unary("LogBackward0", xp.log, lambda g, x: g / x, doc="log: grad / input", on_arrays=xp.true_divide)
+SqrtBackward0 = _unary(
+    "SqrtBackward0",
+    xp.sqrt,
+    lambda g, y: g / (2 * y),
+    save="result",
+    doc="sqrt: grad / (2 * result)",
+    on_arrays=lambda g, y: g / (2 * y),
+)
+SinBackward0 = _unary(
+    "SinBackward0", xp.sin, lambda g, x: g * x.cos(), doc="sin: grad * cos(input)", on_arrays=lambda g, x: g * xp.cos(x)
+)
+CosBackward0 = _unary(
+    "CosBackward0", xp.cos, lambda g, x: g * -x.sin(), doc="cos: grad * -sin(input)", on_arrays=lambda g, x: g * -xp.sin(x)
+)
 @register
 class TanhBackwardBackward0(Op):
     """tanh_backward(grad, result) = grad * (1 - result**2), one node as in torch.
@@ -264,7 +310,14 @@ def threshold_backward(g: Tensor, y: Tensor) -> Tensor:
     return apply(ThresholdBackwardBackward0, (g, y))
 
 
-TanhBackward0 = _unary("TanhBackward0", xp.tanh, tanh_backward, save="result", doc="tanh: grad * (1 - result**2)")
+TanhBackward0 = _unary(
+    "TanhBackward0",
+    xp.tanh,
+    tanh_backward,
+    save="result",
+    doc="tanh: grad * (1 - result**2)",
+    on_arrays=TanhBackwardBackward0.forward,
+)
 ReciprocalBackward0 = _unary(
     "ReciprocalBackward0", xp.reciprocal, lambda g, y: -g * (y * y), save="result", doc="reciprocal: -grad * result**2"
 )
@@ -281,7 +334,12 @@ def _sigmoid(a):
 
 
 SigmoidBackward0 = _unary(
-    "SigmoidBackward0", _sigmoid, sigmoid_backward, save="result", doc="sigmoid: grad * result * (1 - result)"
+    "SigmoidBackward0",
+    _sigmoid,
+    sigmoid_backward,
+    save="result",
+    doc="sigmoid: grad * result * (1 - result)",
+    on_arrays=SigmoidBackwardBackward0.forward,
 )
 
 
@@ -290,7 +348,14 @@ def _relu(a):
 
 
 # torch's threshold_backward: the gradient passes where result > 0 (so 0 at exactly 0).
-ReluBackward0 = _unary("ReluBackward0", _relu, threshold_backward, save="result", doc="relu: grad where result > 0")
+ReluBackward0 = _unary(
+    "ReluBackward0",
+    _relu,
+    threshold_backward,
+    save="result",
+    doc="relu: grad where result > 0",
+    on_arrays=ThresholdBackwardBackward0.forward,
+)
 
 
 def _abs_backward(g, x):
@@ -334,13 +399,8 @@ def where_(cond, a, b) -> Tensor:
 # ------------------------------------------------------------------ public functions
 
 
-def _same_dtype_tensors(a, b) -> bool:
-    """The common case that needs no type promotion: two tensors of one dtype."""
-    return type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype
-
-
 def add(a, b, alpha=1):
-    if alpha == 1 and _same_dtype_tensors(a, b):
+    if alpha == 1 and type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:
         return apply(AddBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if not isinstance(a, Tensor):  # scalar + tensor: torch calls tensor.__radd__, i.e. add(tensor, scalar)
@@ -351,7 +411,7 @@ def add(a, b, alpha=1):
 
 
 def sub(a, b, alpha=1):
-    if alpha == 1 and _same_dtype_tensors(a, b):
+    if alpha == 1 and type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:
         return apply(SubBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if alpha != 1:
@@ -370,7 +430,7 @@ def rsub(a: Tensor, other, alpha=1):
 
 
 def mul(a, b):
-    if _same_dtype_tensors(a, b):
+    if type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:  # no promotion needed
         return apply(MulBackward0, (a, b), (), (a._data, b._data))
     x, y = prepare(a, b)
     if not isinstance(a, Tensor):

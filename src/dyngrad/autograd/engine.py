@@ -115,7 +115,13 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     accumulate_grad(node.variable, grads[0], create_graph)
                 continue
             if len(grads) == 1:
-                outs = () if grads[0] is None else node.backward(grads[0])
+                g0 = grads[0]
+                if g0 is None:
+                    outs = ()
+                elif create_graph or node.backward_arrays is None:
+                    outs = node.backward(g0)
+                else:
+                    outs = node.backward_arrays(g0._data)  # see Note [Backward on arrays]
             elif any(g is not None for g in grads):
                 # Multi-output node: outputs that got no gradient count as zeros.
                 outs = node.backward(
@@ -127,19 +133,20 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 outs = (outs,)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (Node.release, inlined)
-            n_outs = len(outs)
-            i = 0
-            for nxt, nr in node.next_functions:
-                if nxt is not None:
-                    g = outs[i] if i < n_outs else None
-                    if g is not None:
-                        meta = nxt._meta[nr]
-                        gd = g._data
-                        if gd.shape != meta[0] or gd.dtype != meta[1]:
-                            g = _validate(node, i, g, meta)
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * len(nxt._meta)
+            if not outs:
+                outs = _NONES
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    meta = nxt._meta[nr]
+                    gd = g._data
+                    if gd.shape != meta[0] or (gd.dtype is not meta[1] and gd.dtype != meta[1]):
+                        g = _validate(node, node.next_functions.index((nxt, nr)), g, meta)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buffers[nxt] = [g] if len(nxt._meta) == 1 else _new_buffer(nxt, nr, g)
+                    else:
                         old = buf[nr]
                         if old is None:
                             buf[nr] = g
@@ -148,14 +155,22 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                         else:
                             # Summing contributions is the engine's own arithmetic, not an op: on arrays.
                             buf[nr] = wrap(old._data + g._data)
-                    d = deps[nxt] - 1
-                    deps[nxt] = d
-                    if d == 0:
-                        heappush(heap, (-nxt._seq, nxt))  # later nodes first; sequence numbers are unique
-                i += 1
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heappush(heap, (-nxt._seq, nxt))  # later nodes first; sequence numbers are unique
     finally:
         _state.enabled = prev_mode
     return captured
+
+
+_NONES = (None,) * 64  # "no gradient" for each input of a node whose outputs got none
+
+
+def _new_buffer(node, nr, g) -> list:
+    buf = [None] * len(node._meta)
+    buf[nr] = g
+    return buf
 
 
 def _capture(capture, captured, node, grads) -> None:
