@@ -247,6 +247,12 @@ OPS: list[OpInfo] = [
     OpInfo("clone", lambda lib, x: x.clone(), covers=("CloneBackward0",)),
     OpInfo("to_double", lambda lib, x: x.to(lib.float64), covers=("ToCopyBackward0",)),
     OpInfo("double", lambda lib, x: x.double() * 2, covers=("ToCopyBackward0",)),
+    OpInfo("stack", lambda lib, x, y, dim: lib.stack([x, y], dim), one_shape().map(lambda s: (s[0], s[0])),
+           covers=("StackBackward0",), params=lambda d, s: {"dim": d.draw(st.integers(-len(s[0]) - 1, len(s[0])))}),
+    OpInfo("unbind", lambda lib, x, dim: lib.stack(x.unbind(dim)[::-1], 0), one_shape(min_dims=1, min_side=1),
+           covers=("UnbindBackward0", "StackBackward0"), params=_dim),
+    OpInfo("unbind_one_output", lambda lib, x: x.unbind(0)[0] * 2, one_shape(min_dims=1, min_side=1),
+           covers=("UnbindBackward0",)),
     # ---- indexing
     OpInfo("basic_index", lambda lib, x, key: x[key],
            covers=("SelectBackward0", "SliceBackward0", "AliasBackward0", "IndexPutBackward"),

@@ -1001,20 +1001,15 @@ def _rtol(*dtypes):
     return 1e-3 if "float16" in dtypes else 1e-6
 
 
-BOOL_SUB_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="_ops/pointwise.py: subtraction with a bool tensor or bool scalar should raise torch's RuntimeError "
-    "'Subtraction, the `-` operator, with a bool tensor is not supported...'",
-)
 
 
 def _pairs(with_ops=True):
-    """(a, b, op) over all dtype pairs and ops; subtractions involving bool carry BOOL_SUB_XFAIL."""
+    """(a, b, op) over all dtype pairs and ops (subtractions with bool raise torch's error on both sides)."""
     out = []
     for a in DTYPES:
         for b in DTYPES:
             for op in OPS if with_ops else [None]:
-                marks = [BOOL_SUB_XFAIL] if op == "sub" and "bool" in (a, b) else []
+                marks = []
                 out.append(pytest.param(a, b, op, marks=marks, id=f"{a}-{b}-{op}"))
     return out
 
@@ -1042,7 +1037,7 @@ def _scalar_cases():
             if scalar == -1 and a in ("uint8", "bool"):
                 continue  # a negative scalar on uint8/bool tensors: value wrapping is a separate topic
             for op in OPS:
-                marks = [BOOL_SUB_XFAIL] if op == "sub" and (a == "bool" or scalar is True) else []
+                marks = []
                 out.append(pytest.param(a, scalar, op, marks=marks, id=f"{a}-{scalar!r}-{op}"))
     return out
 
@@ -1304,15 +1299,11 @@ def test_type_string(dtype):
     check(lambda T: T.zeros(1, dtype=getattr(T, dtype)).type())
 
 
-TYPE_STRING_XFAIL = pytest.mark.xfail(
-    strict=True, reason="_tensor_methods.py: Tensor.type('torch.DoubleTensor') is taken for a device, not a dtype"
-)
 
 
 @pytest.mark.parametrize(
     "target",
-    [pytest.param(t, marks=TYPE_STRING_XFAIL) for t in ("torch.DoubleTensor", "torch.LongTensor", "torch.BoolTensor")]
-    + ["float64", "int32"],
+    ["torch.DoubleTensor", "torch.LongTensor", "torch.BoolTensor", "float64", "int32"],
 )
 def test_type_conversion(target):
     def fn(T):
@@ -1350,9 +1341,6 @@ def test_len_and_iteration(data):
     check(lambda T: [x.tolist() for x in T.tensor(data)])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="_tensor_methods.py: unbind (used by iteration) records SelectBackward0, torch UnbindBackward0"
-)
 def test_iteration_records_grad():
     def fn(T):
         x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
@@ -1774,11 +1762,6 @@ def test_once_only_warning_of_list_of_arrays(once_warnings):
     assert [len(w) for w in theirs["arrays"]] == [1, 0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_tensor_methods.py: Tensor.T on 0-d/1-d tensors does not warn; for >2-d the text lacks torch's "
-    "'(Triggered internally at ...)' suffix and warns every time instead of once per process",
-)
 def test_once_only_warnings_of_T(once_warnings):
     ours, theirs = once_warnings
     assert ours["T"] == theirs["T"]

@@ -87,7 +87,20 @@ from ._ops.pointwise import (
 )
 from ._ops.pointwise import where_ as _where
 from ._ops.reduction import max, mean, min, sum
-from ._ops.shape import clone, expand_as, permute, reshape, squeeze, swapaxes, swapdims, t, transpose, unsqueeze
+from ._ops.shape import (
+    clone,
+    expand_as,
+    permute,
+    reshape,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unbind,
+    unsqueeze,
+)
 from ._tensor import Size, Tensor, device
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode

@@ -71,20 +71,34 @@ def _rmatmul(self, other):
     return linalg.matmul(other, self)
 
 
+_T_WARNED: set = set()  # torch warns about .T once per process (TORCH_WARN_ONCE)
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _T_WARNED:
+        _T_WARNED.add(key)
+        import warnings
+
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def _T(self):
     n = self._data.ndim
     if n == 2:
         return shape.permute(self, 1, 0)
-    if n < 2:
+    if n == 0:
+        _warn_once(
+            "0d",
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+        )
         return self
-    import warnings
-
-    warnings.warn(
+    _warn_once(
+        "nd",
         "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw "
         "an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange"
-        "(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
-        UserWarning,
-        stacklevel=2,
+        "(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
     )
     return shape.permute(self, *range(n - 1, -1, -1))
 
@@ -111,14 +125,6 @@ def _flatten(self, start_dim: int = 0, end_dim: int = -1):
     return shape.reshape(self, new)
 
 
-def _unbind(self, dim: int = 0):
-    from ._tensor import _wrap_dim
-
-    d = _wrap_dim(dim, self._data.ndim)
-    key = (slice(None),) * d
-    return tuple(indexing.getitem(self, key + (i,)) for i in range(self._data.shape[d]))
-
-
 def _type_cast(npd_name):
     from . import _dtype
 
@@ -130,13 +136,30 @@ def _type_cast(npd_name):
     return method
 
 
-def _type(self, dtype=None, non_blocking=False):
-    if dtype is None:
-        from ._tensor_str import format_tensor  # noqa: F401  (keeps import graph simple)
+_TYPE_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
 
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        return f"torch.{names.get(self.dtype.name, 'Float')}Tensor"
+
+def _type(self, dtype=None, non_blocking=False):
+    """``t.type()`` names the tensor type (``torch.FloatTensor``); ``t.type(dtype or name)`` casts."""
+    if dtype is None:
+        return f"torch.{_TYPE_NAMES.get(self.dtype.name, 'Float')}Tensor"
+    if isinstance(dtype, str):
+        from . import _dtype
+
+        by_type = {f"torch.{v}Tensor": k for k, v in _TYPE_NAMES.items()}
+        if dtype not in by_type:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(_dtype, by_type[dtype])
     return shape.to(self, dtype)
 
 
@@ -292,7 +315,7 @@ METHODS = {
     "squeeze": shape.squeeze,
     "expand": shape.expand,
     "expand_as": shape.expand_as,
-    "unbind": _unbind,
+    "unbind": shape.unbind,
     "clone": shape.clone,
     "contiguous": shape.contiguous,
     "to": shape.to,

@@ -410,9 +410,27 @@ def add(a, b, alpha=1):
     return apply(AddBackward0, (a, b), (), (x, y))
 
 
+def _check_bool_subtraction(a, b) -> None:
+    """torch refuses ``-`` on bool tensors (a Python bool counts as a bool tensor here)."""
+    a_bool = type(a) is bool or (isinstance(a, Tensor) and a._data.dtype.kind == "b")
+    b_bool = type(b) is bool or (isinstance(b, Tensor) and b._data.dtype.kind == "b")
+    if a_bool and b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+            "operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+            "use the `~` or `logical_not()` operator instead."
+        )
+
+
 def sub(a, b, alpha=1):
     if alpha == 1 and type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:
-        return apply(SubBackward0, (a, b), (), (a._data, b._data))
+        if a._data.dtype.kind != "b":
+            return apply(SubBackward0, (a, b), (), (a._data, b._data))
+    _check_bool_subtraction(a, b)
     x, y = prepare(a, b)
     if alpha != 1:
         return apply(SubBackward0, (a, b), (alpha,), (x, y))
@@ -423,6 +441,7 @@ def rsub(a: Tensor, other, alpha=1):
     """other - alpha * a, for ``other`` a Python number (``2 - x``)."""
     if isinstance(other, Tensor):
         return sub(other, a, alpha)
+    _check_bool_subtraction(other, a)
     x, y = prepare(a, other)
     if alpha != 1:
         return apply(RsubBackward1, (a,), (y,), (x * alpha,))

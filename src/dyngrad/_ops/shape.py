@@ -350,3 +350,62 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
 
         return wrap(a._data.astype(npd))
     return apply(ToCopyBackward0, (a,), (npd, a._data.dtype))
+
+
+@register
+class UnbindBackward0(Op):
+    """unbind(dim): one view per index along ``dim``; the gradients are stacked back."""
+
+    @staticmethod
+    def forward(a, dim):
+        return tuple(xp.moveaxis(a, dim, 0))
+
+    def backward(self, *grads):
+        return (stack(grads, self._params[0]),)
+
+
+def unbind(a: Tensor, dim: int = 0) -> tuple:
+    from .registry import apply_multi
+
+    d = _wrap_dim(dim, a._data.ndim)
+    outs = apply_multi(UnbindBackward0, (a,), (d,))
+    for out in outs:
+        _mark_view(out, a)
+    return outs
+
+
+@register
+class StackBackward0(Op):
+    """stack(tensors, dim): the gradient is unbound along ``dim``, one piece per input."""
+
+    @staticmethod
+    def forward(*arrays_and_dim):
+        *arrays, dim = arrays_and_dim
+        return xp.stack(arrays, axis=dim)
+
+    def backward(self, g):
+        return unbind(g, self._params[0])
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new dim (torch.stack).
+
+    Raises:
+        RuntimeError: an empty list, or tensors of different shapes (torch's messages).
+    """
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape0 = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape0:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got [{', '.join(map(str, shape0))}] at entry 0 "
+                f"and [{', '.join(map(str, t._data.shape))}] at entry {i}"
+            )
+    d = _wrap_dim(dim, len(shape0) + 1)
+    from .._dtype import result_type
+
+    npd = result_type(*[t._data for t in tensors])
+    arrays = tuple(t._data if t._data.dtype == npd else t._data.astype(npd) for t in tensors)
+    return apply(StackBackward0, tensors, (d,), arrays)
