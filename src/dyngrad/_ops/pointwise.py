@@ -503,35 +503,43 @@ def _float_input(a: Tensor):
 
 
 def exp(a: Tensor) -> Tensor:
-    return apply(ExpBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(ExpBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def log(a: Tensor) -> Tensor:
-    return apply(LogBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(LogBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def sqrt(a: Tensor) -> Tensor:
-    return apply(SqrtBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(SqrtBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def sin(a: Tensor) -> Tensor:
-    return apply(SinBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(SinBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def cos(a: Tensor) -> Tensor:
-    return apply(CosBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(CosBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def tanh(a: Tensor) -> Tensor:
-    return apply(TanhBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(TanhBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def sigmoid(a: Tensor) -> Tensor:
-    return apply(SigmoidBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(SigmoidBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def reciprocal(a: Tensor) -> Tensor:
-    return apply(ReciprocalBackward0, (a,), (), _float_input(a))
+    d = a._data
+    return apply(ReciprocalBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
 
 
 def relu(a: Tensor) -> Tensor:

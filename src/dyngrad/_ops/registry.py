@@ -113,21 +113,26 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         t._vc = [0]
         return t
     edges = []
+    versions = []
     needed = False
     for t in inputs:
-        if isinstance(t, Tensor) and t._requires_grad:
-            needed = True
-            fn = t._grad_fn
-            edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
+        if isinstance(t, Tensor):
+            versions.append(t._vc[0])
+            if t._requires_grad:
+                needed = True
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
+                continue
         else:
-            edges.append(_NO_EDGE)
+            versions.append(None)
+        edges.append(_NO_EDGE)
     if not needed:
         return wrap(out)
     node = _new(op)
     node._seq = next(_sequence)
-    node._retained = node._pre_hooks = None
     node.next_functions = tuple(edges)
-    node._params = params
+    if params:
+        node._params = params
     node._meta = ((out.shape, out.dtype),)
     result = _new(Tensor)  # wrap(), inlined on this hot path
     result._data = out
@@ -135,19 +140,15 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     result._vc = [0]
     result._grad_fn = node
     if op.save_inputs:
-        versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]
-        saved = inputs
         if op.save_result:
-            saved = inputs + (SavedResult(out, result._vc),)
+            node._saved = inputs + (SavedResult(out, result._vc),)
             versions.append(0)
-        node._saved = saved
+        else:
+            node._saved = inputs
         node._versions = versions
     elif op.save_result:
         node._saved = (SavedResult(out, result._vc),)
         node._versions = (0,)
-    else:
-        node._saved = ()
-        node._versions = None
     return result
 
 
@@ -160,7 +161,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         return tuple(wrap(o) for o in outs)
     node = new_node(op)
     node.next_functions = tuple(edge(t) for t in inputs)
-    node._params = params
+    if params:
+        node._params = params
     node._meta = tuple((o.shape, o.dtype) for o in outs)
     node._saved = inputs if op.save_inputs else ()
     if op.save_inputs:

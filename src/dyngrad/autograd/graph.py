@@ -32,17 +32,15 @@ FREED_MESSAGE = (
 class Node:
     """Base of every ``grad_fn``; subclasses are named as torch's (``MulBackward0``)."""
 
-    __slots__ = (
-        "next_functions",  # tuple of (Node | None, input_nr), one per input
-        "_saved",  # tuple of saved values (Tensors, arrays, Python values), None once freed
-        "_versions",  # version of each saved tensor at save time
-        "_params",  # non-tensor arguments of the op (dims, shapes, ...)
-        "_meta",  # ((shape, np.dtype), ...) one per output
-        "_seq",  # creation order; the engine runs later nodes first, as torch does
-        "_retained",  # {output_nr: weakref to a tensor that called retain_grad()}
-        "_pre_hooks",  # {output_nr: [hook, ...]} from Tensor.register_hook
-        "__weakref__",
-    )
+    # Set by every op: next_functions (tuple of (Node | None, input_nr), one per input),
+    # _meta (((shape, np.dtype),) one per output) and _seq (creation order; the engine
+    # runs later nodes first, as torch does). The rest are class-level defaults, set on
+    # a node only when it needs them, to keep node creation cheap.
+    _saved = ()  # saved values (Tensors, SavedResult, Python values); None once freed
+    _versions = None  # version of each saved tensor at save time (None for non-tensors)
+    _params = ()  # non-tensor arguments of the op (dims, shapes, ...)
+    _retained = None  # {output_nr: weakref to a tensor that called retain_grad()}
+    _pre_hooks = None  # {output_nr: {id: hook}} from Tensor.register_hook
 
     def name(self) -> str:
         return type(self).__name__
@@ -128,29 +126,19 @@ _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 class AccumulateGrad(Node):
     """The node that adds an incoming gradient into a leaf's ``.grad``."""
 
-    __slots__ = ("variable",)
-
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable) -> None:
         self.variable = variable
         self.next_functions = ()
-        self._saved = ()
-        self._versions = None
-        self._params = None
         self._meta = ((variable._data.shape, variable._data.dtype),)
         # torch gives AccumulateGrad the highest priority: it runs as soon as it is ready.
         self._seq = _ACCUMULATE_PRIORITY + next(_sequence)
-        self._retained = None
-        self._pre_hooks = None
 
 
 def new_node(cls):
     """Allocate a node without running ``__init__`` (ops set the slots they use)."""
     node = object.__new__(cls)
     node._seq = next(_sequence)
-    node._retained = None
-    node._pre_hooks = None
-    node._versions = None
     return node
