@@ -644,6 +644,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     Like torch's arange_out: integer dtypes compute in int64 from truncated bounds (int64 also
     sizes the result that way), float16 in float32, other float dtypes in double.
     """
+    if end is None and type(start) is int and start >= 0 and step == 1 and device is None and not requires_grad:
+        if dtype is None or dtype is _dtype.int64:  # the common arange(n): no checks needed
+            return wrap(xp.arange(start, dtype=xp.int64))
     _check_device(device)
     if end is None:
         start, end = 0, start

@@ -11,7 +11,7 @@ the input's shape with ``IndexPutBackward`` below, itself differentiable
 from __future__ import annotations
 
 from .._backend import along_axis_key, index_add, xp
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap
 from .registry import Op, apply, register
 
 
@@ -28,6 +28,10 @@ class _BasicIndex(Op):
     def backward(self, g):
         key, shape, advanced = self._params
         return (index_backward(g, shape, key, advanced),)
+
+    def backward_arrays(self, g):
+        key, shape, advanced = self._params
+        return (wrap(IndexPutBackward.forward(g, key, shape, advanced)),)
 
 
 @register

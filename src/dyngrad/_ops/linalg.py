@@ -11,7 +11,7 @@ dA = dC B^T and dB = A^T dC.
 from __future__ import annotations
 
 from .._backend import xp
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap
 from .registry import Op, apply, register
 
 
@@ -50,6 +50,12 @@ class MvBackward0(Op):
         gv = mv(m.t(), g) if self.needs_input_grad(1) else None
         return gm, gv
 
+    def backward_arrays(self, g):
+        m, v = self.saved()
+        gm = wrap(g[:, None] * v._data) if self.needs_input_grad(0) else None
+        gv = wrap(m._data.T @ g) if self.needs_input_grad(1) else None
+        return gm, gv
+
 
 @register
 class MmBackward0(Op):
@@ -67,6 +73,12 @@ class MmBackward0(Op):
         gb = mm(a.t(), g) if self.needs_input_grad(1) else None
         return ga, gb
 
+    def backward_arrays(self, g):
+        a, b = self.saved()
+        ga = wrap(g @ b._data.T) if self.needs_input_grad(0) else None
+        gb = wrap(a._data.T @ g) if self.needs_input_grad(1) else None
+        return ga, gb
+
 
 @register
 class BmmBackward0(Op):
@@ -82,6 +94,12 @@ class BmmBackward0(Op):
         a, b = self.saved()
         ga = bmm(g, b.transpose(1, 2)) if self.needs_input_grad(0) else None
         gb = bmm(a.transpose(1, 2), g) if self.needs_input_grad(1) else None
+        return ga, gb
+
+    def backward_arrays(self, g):
+        a, b = self.saved()
+        ga = wrap(xp.matmul(g, b._data.transpose(0, 2, 1))) if self.needs_input_grad(0) else None
+        gb = wrap(xp.matmul(a._data.transpose(0, 2, 1), g)) if self.needs_input_grad(1) else None
         return ga, gb
 
 

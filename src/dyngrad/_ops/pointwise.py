@@ -40,8 +40,16 @@ class SubBackward0(Op):
         return a - b if alpha == 1 else a - alpha * b
 
     def backward(self, g):
+        if self.next_functions[1][0] is None:
+            return g, None
         alpha = self._params[0] if self._params else 1
         return g, (-g if alpha == 1 else g * -alpha)
+
+    def backward_arrays(self, g):
+        if self.next_functions[1][0] is None:
+            return wrap(g), None
+        alpha = self._params[0] if self._params else 1
+        return wrap(g), wrap(-g if alpha == 1 else g * -alpha)
 
 
 @register
@@ -54,6 +62,9 @@ class RsubBackward1(Op):
 
     def backward(self, g):
         return (-g,)
+
+    def backward_arrays(self, g):
+        return (wrap(-g),)
 
 
 @register
@@ -344,7 +355,7 @@ SigmoidBackward0 = _unary(
 
 
 def _relu(a):
-    return xp.maximum(a, 0) if a.dtype.kind != "b" else a.copy()
+    return xp.maximum(a, constant(0, a.dtype)) if a.dtype.kind != "b" else a.copy()
 
 
 # torch's threshold_backward: the gradient passes where result > 0 (so 0 at exactly 0).

@@ -28,6 +28,13 @@ def _dims(dim, ndim: int) -> tuple:
     return (_wrap_dim(dim, ndim),)
 
 
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _nonempty(dim) -> bool:
     return not (isinstance(dim, (list, tuple)) and len(dim) == 0)
 
@@ -53,6 +60,9 @@ class SumBackward0(Op):
     def backward(self, g):
         return (g.expand(self._params[1]),)
 
+    def backward_arrays(self, g):
+        return (wrap(xp.broadcast_to(g, self._params[1])),)
+
 
 @register
 class SumBackward1(Op):
@@ -65,6 +75,10 @@ class SumBackward1(Op):
     def backward(self, g):
         axes, keepdim, _, shape = self._params
         return (_unsqueeze_to(g, axes, keepdim).expand(shape),)
+
+    def backward_arrays(self, g):
+        axes, keepdim, _, shape = self._params
+        return (wrap(xp.broadcast_to(g if keepdim else xp.expand_dims(g, axes), shape)),)
 
 
 def _sum_dtype(a: Tensor, dtype):
@@ -112,6 +126,10 @@ class MeanBackward0(Op):
             n *= s
         return (g.expand(shape) / n,)
 
+    def backward_arrays(self, g):
+        shape = self._params[0]
+        return (wrap(xp.broadcast_to(g / _numel(shape), shape)),)
+
 
 @register
 class MeanBackward1(Op):
@@ -127,6 +145,11 @@ class MeanBackward1(Op):
         for ax in axes:
             n *= shape[ax]
         return (_unsqueeze_to(g, axes, keepdim).expand(shape) / n,)
+
+    def backward_arrays(self, g):
+        axes, keepdim, shape = self._params
+        n = _numel(tuple(shape[ax] for ax in axes))
+        return (wrap(xp.broadcast_to((g if keepdim else xp.expand_dims(g, axes)) / n, shape)),)
 
 
 def _check_float_for_mean(a: Tensor, name: str = "mean") -> None:
@@ -227,14 +250,18 @@ class _ValuesIndicesOp(Op):
 class MaxBackward0(_ValuesIndicesOp):
     """max(input, dim, keepdim) -> (values, indices)."""
 
-    pick = staticmethod(xp.argmax)
+    @staticmethod
+    def pick(a, axis, keepdims):
+        return a.argmax(axis=axis, keepdims=keepdims)
 
 
 @register
 class MinBackward0(_ValuesIndicesOp):
     """min(input, dim, keepdim) -> (values, indices)."""
 
-    pick = staticmethod(xp.argmin)
+    @staticmethod
+    def pick(a, axis, keepdims):
+        return a.argmin(axis=axis, keepdims=keepdims)
 
 
 values_indices = namedtuple("values_indices", ["values", "indices"])

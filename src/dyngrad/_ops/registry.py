@@ -154,16 +154,21 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
 
 def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     """Like ``apply`` for an op whose forward returns several arrays (one node, several outputs)."""
-    arrays = tuple(t._data if isinstance(t, Tensor) else t for t in inputs)
+    arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     outs = op.forward(*arrays, *params)
-    needs = _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)
+    needs = False
+    if _state.enabled:
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                needs = True
+                break
     if not needs:
-        return tuple(wrap(o) for o in outs)
+        return tuple([wrap(o) for o in outs])
     node = new_node(op)
-    node.next_functions = tuple(edge(t) for t in inputs)
+    node.next_functions = tuple([edge(t) for t in inputs])
     if params:
         node._params = params
-    node._meta = tuple((o.shape, o.dtype) for o in outs)
+    node._meta = tuple([(o.shape, o.dtype) for o in outs])
     node._saved = inputs if op.save_inputs else ()
     if op.save_inputs:
         node._versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]

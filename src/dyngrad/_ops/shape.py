@@ -6,8 +6,8 @@ is the inverse movement of the gradient (derivatives.yaml).
 
 from __future__ import annotations
 
-from .._backend import xp
-from .._tensor import Size, Tensor, _wrap_dim
+from .._backend import sum_to_shape, xp
+from .._tensor import Size, Tensor, _wrap_dim, wrap
 from .registry import Op, apply, register
 
 
@@ -55,6 +55,9 @@ class ViewBackward0(Op):
     def backward(self, g):
         return (g.reshape(self._params[1]),)
 
+    def backward_arrays(self, g):
+        return (wrap(g.reshape(self._params[1])),)
+
 
 @register
 class UnsafeViewBackward0(Op):
@@ -66,6 +69,9 @@ class UnsafeViewBackward0(Op):
 
     def backward(self, g):
         return (g.reshape(self._params[1]),)
+
+    def backward_arrays(self, g):
+        return (wrap(g.reshape(self._params[1])),)
 
 
 def _viewable(a, shape) -> bool:
@@ -115,6 +121,9 @@ class TransposeBackward0(Op):
     def backward(self, g):
         return (g.transpose(*self._params),)
 
+    def backward_arrays(self, g):
+        return (wrap(xp.swapaxes(g, *self._params)),)
+
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     n = a._data.ndim
@@ -135,6 +144,9 @@ class TBackward0(Op):
 
     def backward(self, g):
         return (g.t(),)
+
+    def backward_arrays(self, g):
+        return (wrap(g.T),)
 
 
 def t(a: Tensor) -> Tensor:
@@ -248,6 +260,9 @@ class ExpandBackward0(Op):
         from .reduction import sum_to
 
         return (sum_to(g, self._params[1]),)
+
+    def backward_arrays(self, g):
+        return (wrap(sum_to_shape(g, self._params[1])),)
 
 
 def expand(a: Tensor, *sizes) -> Tensor:
