@@ -136,27 +136,14 @@ def _type_cast(npd_name):
     return method
 
 
-_TYPE_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
 def _type(self, dtype=None, non_blocking=False):
     """``t.type()`` names the tensor type (``torch.FloatTensor``); ``t.type(dtype or name)`` casts."""
-    if dtype is None:
-        return f"torch.{_TYPE_NAMES.get(self.dtype.name, 'Float')}Tensor"
-    if isinstance(dtype, str):
-        from . import _dtype
+    from . import _dtype
 
-        by_type = {f"torch.{v}Tensor": k for k, v in _TYPE_NAMES.items()}
+    if dtype is None:
+        return f"torch.{_dtype.scalar_type_name(self._data.dtype)}Tensor"
+    if isinstance(dtype, str):
+        by_type = {f"torch.{_dtype.scalar_type_name(d.np)}Tensor": d.name for d in _dtype.ALL}
         if dtype not in by_type:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = getattr(_dtype, by_type[dtype])

@@ -10,27 +10,16 @@ require grad (and views of them) refuse in-place ops in grad mode.
 from __future__ import annotations
 
 from .._backend import xp
-from .._dtype import from_numpy
+from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import _state
 from .registry import Op, apply, register
 
-_KIND_NAMES = {"f": "Float", "c": "ComplexFloat", "i": "Long", "u": "Byte", "b": "Bool"}
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def _type_name(npd) -> str:
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.get(from_numpy(npd).name, "Float")
+    return scalar_type_name(npd)
 
 
 def _check_inplace_allowed(t: Tensor) -> None:

@@ -105,15 +105,13 @@ class BmmBackward0(Op):
 
 def _check_float_pair(a: Tensor, b: Tensor, name: str):
     if a._data.dtype != b._data.dtype:
-        from .._dtype import from_numpy
+        from .._dtype import scalar_type_name
 
-        names = {"float32": "Float", "float64": "Double", "int64": "Long", "float16": "Half", "int32": "Int"}
+        ta, tb = scalar_type_name(a._data.dtype), scalar_type_name(b._data.dtype)
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {names.get(from_numpy(a._data.dtype).name)} "
-            f"!= {names.get(from_numpy(b._data.dtype).name)}"
+            f"expected m1 and m2 to have the same dtype, but got: {ta} != {tb}"
             if name == "mm"
-            else f"expected scalar type {names.get(from_numpy(a._data.dtype).name)} but found "
-            f"{names.get(from_numpy(b._data.dtype).name)}"
+            else f"expected scalar type {ta} but found {tb}"
         )
 
 

@@ -154,12 +154,11 @@ class MeanBackward1(Op):
 
 def _check_float_for_mean(a: Tensor, name: str = "mean") -> None:
     if a._data.dtype.kind not in "fc":
-        from .._dtype import from_numpy
+        from .._dtype import scalar_type_name
 
-        kind = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {kind.get(from_numpy(a._data.dtype).name, 'Long')}"
+            f"Got: {scalar_type_name(a._data.dtype)}"
         )
 
 

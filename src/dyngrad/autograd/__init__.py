@@ -70,6 +70,18 @@ def _root_edges(outputs, grad_outputs, create_graph: bool):
     return roots, grads
 
 
+def _capture_slots(inputs) -> dict:
+    """{edge: slot} for the tensors whose gradients are wanted (one slot per distinct edge)."""
+    from .._ops.registry import edge
+
+    slots = {}
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        slots.setdefault(edge(t), len(slots))
+    return slots
+
+
 def backward(
     tensors,
     grad_tensors=None,
@@ -106,14 +118,9 @@ def backward(
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        from .._ops.registry import edge
-
-        slots = {}
-        for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            slots.setdefault(edge(t), len(slots))
+        slots = _capture_slots(inputs)
         captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
+        from .._ops.registry import edge
         from .engine import accumulate_grad
 
         for t in inputs:
@@ -150,11 +157,7 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     roots, grads = _root_edges(outputs, grad_outputs, create_graph)
-    slots = {}
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        slots.setdefault(edge(t), len(slots))
+    slots = _capture_slots(inputs)
     captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
     result = []
     for i, t in enumerate(inputs):

@@ -87,26 +87,16 @@ class SavedResult:
         self._vc = vc
 
 
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "bool": "BoolTensor",
-}
-
-
 def _raise_modified(node, value, version) -> None:
     """torch's error for a saved tensor that an in-place op changed after it was saved."""
-    from .._dtype import from_numpy
+    from .._dtype import scalar_type_name
 
     if isinstance(value, SavedResult):
         producer, nr = node, 0
     else:
         producer, nr = value._grad_fn, value._output_nr
     data = value._data
-    kind = _TYPE_NAMES.get(from_numpy(data.dtype).name, "Tensor")
+    kind = scalar_type_name(data.dtype) + "Tensor"
     where = ""
     if producer is not None:
         # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
