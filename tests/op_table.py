@@ -270,6 +270,23 @@ OPS: list[OpInfo] = [
     OpInfo("dot", lambda lib, x, y: lib.dot(x, y), fixed((5,), (5,)), covers=("DotBackward0",)),
 ]
 
+# Each op family keeps its further rows in its own file (tests/op_rows_<family>.py,
+# a list named ROWS); they join the table here.
+def _family_rows():
+    import importlib
+
+    rows = []
+    for family in ("pointwise", "reduction", "shape", "indexing", "linalg", "nn"):
+        try:
+            module = importlib.import_module(f"op_rows_{family}")
+        except ModuleNotFoundError:
+            continue
+        rows.extend(module.ROWS)
+    return rows
+
+
+OPS.extend(_family_rows())
+
 # Entries that only appear inside other ops or in-place forms, tested elsewhere
 # (tests/test_inplace.py) rather than by a row of their own.
 COVERED_ELSEWHERE = {"ZeroBackward0", "FillBackward2", "CopyBackwards"}

@@ -108,6 +108,9 @@ from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is
 from . import autograd  # noqa: E402
 
 _tensor_methods.install()
+for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
+    globals().update(_family.EXPORTS)
+del _family
 
 __version__ = "0.1.0"
 

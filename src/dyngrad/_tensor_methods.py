@@ -350,8 +350,14 @@ METHODS = {
 PROPERTIES = {"T": _T, "mT": _mT}
 
 
+FAMILIES = (pw, cmp, reduction, shape, indexing, linalg)
+
+
 def install() -> None:
-    for name, fn in METHODS.items():
+    methods = dict(METHODS)
+    for family in FAMILIES:  # each op family may add methods (its TENSOR_METHODS)
+        methods.update(family.TENSOR_METHODS)
+    for name, fn in methods.items():
         setattr(Tensor, name, fn)
     for name, fn in PROPERTIES.items():
         setattr(Tensor, name, property(fn))

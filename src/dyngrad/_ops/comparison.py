@@ -54,3 +54,10 @@ def bitwise_op(fn):
 bitwise_and = bitwise_op(xp.bitwise_and)
 bitwise_or = bitwise_op(xp.bitwise_or)
 bitwise_xor = bitwise_op(xp.bitwise_xor)
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}

@@ -181,3 +181,10 @@ def getitem(a: Tensor, key) -> Tensor:
 def scatter_along(g: Tensor, shape, axis: int, index) -> Tensor:
     """Zeros of ``shape`` with ``g`` placed at ``index`` along ``axis`` (backward of max/min over a dim)."""
     return index_backward(g, shape, along_axis_key(index, axis), "unique")
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}

@@ -274,3 +274,10 @@ def _squeeze4(t: Tensor) -> Tensor:
     from .shape import SqueezeBackward4
 
     return apply(SqueezeBackward4, (t,), ((0,), t._data.shape))
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}

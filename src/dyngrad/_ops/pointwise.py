@@ -562,3 +562,10 @@ def abs(a: Tensor) -> Tensor:  # noqa: A001 - torch's name
 
 
 absolute = abs
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}

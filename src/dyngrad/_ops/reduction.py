@@ -293,3 +293,10 @@ def max(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A00
 
 def min(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001
     return _max_min(a, dim, keepdim, other, MinBackward1, MinBackward0, "min")
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}

@@ -424,3 +424,10 @@ def stack(tensors, dim: int = 0) -> Tensor:
     npd = result_type(*[t._data for t in tensors])
     arrays = tuple(t._data if t._data.dtype == npd else t._data.astype(npd) for t in tensors)
     return apply(StackBackward0, tensors, (d,), arrays)
+
+
+# ------------------------------------------------------------------ registration
+# What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
+# (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}
