@@ -7,7 +7,7 @@ import it; every method here is a thin call into one op function.
 from __future__ import annotations
 
 from ._ops import comparison as cmp
-from ._ops import indexing, inplace, linalg, reduction, shape
+from ._ops import indexing, inplace, linalg, nn_kernels, reduction, shape
 from ._ops import pointwise as pw
 from ._tensor import Tensor
 
@@ -350,7 +350,7 @@ METHODS = {
 PROPERTIES = {"T": _T, "mT": _mT}
 
 
-FAMILIES = (pw, cmp, reduction, shape, indexing, linalg)
+FAMILIES = (pw, cmp, reduction, shape, indexing, linalg, nn_kernels)
 
 
 def install() -> None:

@@ -61,3 +61,5 @@ bitwise_xor = bitwise_op(xp.bitwise_xor)
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
 EXPORTS: dict = {}
 TENSOR_METHODS: dict = {}
+LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
+FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

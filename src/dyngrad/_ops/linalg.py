@@ -281,3 +281,5 @@ def _squeeze4(t: Tensor) -> Tensor:
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
 EXPORTS: dict = {}
 TENSOR_METHODS: dict = {}
+LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
+FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

@@ -300,3 +300,5 @@ def min(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A00
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
 EXPORTS: dict = {}
 TENSOR_METHODS: dict = {}
+LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
+FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

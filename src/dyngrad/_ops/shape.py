@@ -431,3 +431,5 @@ def stack(tensors, dim: int = 0) -> Tensor:
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
 EXPORTS: dict = {}
 TENSOR_METHODS: dict = {}
+LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
+FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

@@ -1,0 +1,13 @@
+"""dyngrad.linalg: torch.linalg's functions (norms, inverses, decompositions, solves).
+
+The functions live with their op family in ``_ops/``; each family lists its
+``LINALG_EXPORTS`` and they are gathered here.
+"""
+
+from __future__ import annotations
+
+from ._tensor_methods import FAMILIES as _FAMILIES
+
+for _family in _FAMILIES:
+    globals().update(_family.LINALG_EXPORTS)
+del _family

@@ -1,0 +1,13 @@
+"""dyngrad.nn.functional (torch.nn.functional): activations, softmax, convolution, pooling, losses.
+
+The functions live with their op family in ``_ops/``; each family lists its
+``FUNCTIONAL_EXPORTS`` and they are gathered here.
+"""
+
+from __future__ import annotations
+
+from .._tensor_methods import FAMILIES as _FAMILIES
+
+for _family in _FAMILIES:
+    globals().update(_family.FUNCTIONAL_EXPORTS)
+del _family
