@@ -110,7 +110,7 @@ from . import linalg, nn  # noqa: E402
 
 _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
-    globals().update(_family.EXPORTS)
+    globals().update(getattr(_family, "EXPORTS", {}))
 del _family
 
 __version__ = "0.1.0"

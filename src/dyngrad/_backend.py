@@ -11,6 +11,14 @@ import numpy as np
 xp = np
 ndarray = np.ndarray
 
+# Note [Floating-point warnings]
+# torch computes inf and nan silently (log(0), 1/0, sqrt(-1)); NumPy warns. dyngrad
+# turns NumPy's floating-point warnings off when it is imported, for the importing
+# thread, so its ops behave as torch's. A per-op np.errstate would cost about 1 us
+# per op, as much as the rest of a small op. Users who want NumPy's warnings back
+# can call np.seterr(all="warn") after importing dyngrad.
+np.seterr(all="ignore")
+
 # Note [Random streams]
 # dyngrad draws random numbers from one NumPy Generator, reseeded by
 # ``manual_seed``. Streams are reproducible within dyngrad but are not

@@ -356,7 +356,7 @@ FAMILIES = (pw, cmp, reduction, shape, indexing, linalg, nn_kernels)
 def install() -> None:
     methods = dict(METHODS)
     for family in FAMILIES:  # each op family may add methods (its TENSOR_METHODS)
-        methods.update(family.TENSOR_METHODS)
+        methods.update(getattr(family, "TENSOR_METHODS", {}))
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
     for name, fn in PROPERTIES.items():

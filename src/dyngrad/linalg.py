@@ -9,5 +9,5 @@ from __future__ import annotations
 from ._tensor_methods import FAMILIES as _FAMILIES
 
 for _family in _FAMILIES:
-    globals().update(_family.LINALG_EXPORTS)
+    globals().update(getattr(_family, "LINALG_EXPORTS", {}))
 del _family

@@ -23,6 +23,7 @@ import weakref
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 
@@ -55,11 +56,23 @@ class Op(Node):
     __slots__ = ()
     save_inputs = False
     save_result = False
-    backward_arrays = None  # optional: see Note [Backward on arrays]
 
     @staticmethod
     def forward(*args):  # pragma: no cover - overridden
         raise NotImplementedError
+
+    # --- torch's names for the saved values (``y.grad_fn._saved_self`` ...) ---
+    @property
+    def _saved_self(self):
+        return self.saved()[0]
+
+    @property
+    def _saved_other(self):
+        return self.saved()[1]
+
+    @property
+    def _saved_result(self):
+        return self.saved_result()
 
     # --- helpers for backward ----------------------------------------------
     def saved_result(self) -> Tensor:
@@ -134,6 +147,8 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     if params:
         node._params = params
     node._meta = ((out.shape, out.dtype),)
+    if anomaly_mode._enabled:
+        node._anomaly_trace = anomaly_mode.forward_stack()
     result = _new(Tensor)  # wrap(), inlined on this hot path
     result._data = out
     result._requires_grad = True

@@ -5,10 +5,23 @@ from __future__ import annotations
 from .._backend import xp
 from .._tensor import Tensor, wrap
 from . import graph
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
     "backward",
     "grad",
     "graph",
@@ -82,6 +95,9 @@ def _capture_slots(inputs) -> dict:
     return slots
 
 
+_warned_create_graph = False
+
+
 def backward(
     tensors,
     grad_tensors=None,
@@ -102,14 +118,17 @@ def backward(
     grad_tensors = _as_tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
+    global _warned_create_graph
+    if create_graph and not _warned_create_graph:  # torch warns once per process
         import warnings
 
+        _warned_create_graph = True
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the parameter and "
             "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
             "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
-            "your parameters to None after use to break the cycle and avoid the leak.",
+            "your parameters to None after use to break the cycle and avoid the leak. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)",
             UserWarning,
             stacklevel=3,
         )
@@ -173,3 +192,5 @@ def grad(
         result.append(g)
     return tuple(result)
 
+
+from . import functional  # noqa: E402  (it uses grad, defined above)

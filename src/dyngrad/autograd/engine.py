@@ -17,6 +17,7 @@ import heapq
 
 from .._backend import sum_to_shape, xp
 from .._tensor import Tensor, wrap
+from . import anomaly_mode
 from .grad_mode import _state
 from .graph import AccumulateGrad
 
@@ -97,6 +98,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
             heap.append((-node._seq, node))
     heapq.heapify(heap)
 
+    anomaly = anomaly_mode._enabled
     prev_mode = _state.enabled
     _state.enabled = create_graph
     heappop, heappush = heapq.heappop, heapq.heappush
@@ -114,7 +116,11 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 if accumulate and grads[0] is not None:
                     accumulate_grad(node.variable, grads[0], create_graph)
                 continue
-            if len(grads) == 1:
+            if node._node_prehooks is not None:
+                grads = _run_node_prehooks(node, grads)
+            if anomaly:
+                outs = _backward_checked(node, grads, create_graph)
+            elif len(grads) == 1:
                 g0 = grads[0]
                 if g0 is None:
                     outs = ()
@@ -123,14 +129,17 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 else:
                     outs = node.backward_arrays(g0._data)  # see Note [Backward on arrays]
             elif any(g is not None for g in grads):
-                # Multi-output node: outputs that got no gradient count as zeros.
-                outs = node.backward(
-                    *[g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
-                )
+                # Multi-output node: outputs that got no gradient count as zeros (unless the node
+                # asked for None, as a custom Function with set_materialize_grads(False) does).
+                if node._materialize:
+                    grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
+                outs = node.backward(*grads)
             else:
                 outs = ()
             if type(outs) is not tuple:
                 outs = (outs,)
+            if node._node_hooks is not None:
+                outs = _run_node_hooks(node, outs, grads)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (Node.release, inlined)
             if not outs:
@@ -171,6 +180,45 @@ def _new_buffer(node, nr, g) -> list:
     buf = [None] * len(node._meta)
     buf[nr] = g
     return buf
+
+
+def _backward_checked(node, grads, create_graph: bool):
+    """Run a node's backward under anomaly detection: show its forward trace on error, check NaN."""
+    try:
+        if any(g is not None for g in grads):
+            grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
+            outs = node.backward(*grads)
+        else:
+            outs = ()
+        if type(outs) is not tuple:
+            outs = (outs,)
+        if anomaly_mode._check_nan:
+            for i, g in enumerate(outs):
+                if g is not None and xp.isnan(g._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception:
+        anomaly_mode.warn_forward_trace(node)
+        raise
+    return outs
+
+
+def _run_node_prehooks(node, grads):
+    grads = tuple(grads)
+    for hook in tuple(node._node_prehooks.values()):
+        out = hook(grads)
+        if out is not None:
+            grads = tuple(out)
+    return list(grads)
+
+
+def _run_node_hooks(node, outs, grads):
+    n = len(node.next_functions)
+    grad_inputs = tuple(outs) + (None,) * (n - len(outs))
+    for hook in tuple(node._node_hooks.values()):
+        out = hook(grad_inputs, tuple(grads))
+        if out is not None:
+            grad_inputs = tuple(out)
+    return grad_inputs
 
 
 def _capture(capture, captured, node, grads) -> None:

@@ -41,6 +41,10 @@ class Node:
     _params = ()  # non-tensor arguments of the op (dims, shapes, ...)
     _retained = None  # {output_nr: weakref to a tensor that called retain_grad()}
     _pre_hooks = None  # {output_nr: {id: hook}} from Tensor.register_hook
+    backward_arrays = None  # optional array formula: see Note [Backward on arrays] in _ops/registry.py
+    _materialize = True  # a multi-output node gets zeros, not None, for outputs without a gradient
+    _node_hooks = None  # {id: hook(grad_inputs, grad_outputs)} from Node.register_hook
+    _node_prehooks = None  # {id: hook(grad_outputs)} from Node.register_prehook
 
     def name(self) -> str:
         return type(self).__name__
@@ -51,6 +55,26 @@ class Node:
     @property
     def metadata(self) -> dict:
         return {}
+
+    def register_hook(self, fn):
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; a non-None return replaces grad_inputs."""
+        from .hooks import RemovableHandle, _ids
+
+        if self._node_hooks is None:
+            self._node_hooks = {}
+        key = next(_ids)
+        self._node_hooks[key] = fn
+        return RemovableHandle(self._node_hooks, key)
+
+    def register_prehook(self, fn):
+        """Call ``fn(grad_outputs)`` before this node runs; a non-None return replaces grad_outputs."""
+        from .hooks import RemovableHandle, _ids
+
+        if self._node_prehooks is None:
+            self._node_prehooks = {}
+        key = next(_ids)
+        self._node_prehooks[key] = fn
+        return RemovableHandle(self._node_prehooks, key)
 
     def needs_input_grad(self, i: int) -> bool:
         return self.next_functions[i][0] is not None

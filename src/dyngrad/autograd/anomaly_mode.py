@@ -1,0 +1,87 @@
+"""Anomaly detection (torch.autograd.detect_anomaly / set_detect_anomaly).
+
+When on, every node records the stack of the forward call that made it, and the
+engine checks each backward output for NaN (``check_nan``). A failing node raises
+torch's error, and a UserWarning shows where in the user's forward code the node
+was created. Off by default; when off it costs nothing on the hot path beyond one
+check per op.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+
+_enabled = False
+_check_nan = True
+
+
+def is_anomaly_enabled() -> bool:
+    return _enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _check_nan
+
+
+def _set(mode: bool, check_nan: bool) -> None:
+    global _enabled, _check_nan
+    _enabled, _check_nan = bool(mode), bool(check_nan)
+
+
+class detect_anomaly:
+    """Context manager / decorator that turns anomaly detection on inside the block."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled "
+            "for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    def __enter__(self) -> None:
+        self.prev = (_enabled, _check_nan)
+        _set(True, self.check_nan)
+
+    def __exit__(self, *exc) -> None:
+        _set(*self.prev)
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Set anomaly detection on or off; as a context manager, restores the previous mode on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = (_enabled, _check_nan)
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set(*self.prev)
+
+
+def forward_stack() -> str:
+    """The user's call stack at node creation, without dyngrad's own frames."""
+    frames = [f for f in traceback.extract_stack() if "/dyngrad/" not in f.filename.replace("\\", "/")]
+    return "".join(traceback.format_list(frames))
+
+
+def warn_forward_trace(node) -> None:
+    trace = getattr(node, "_anomaly_trace", None)
+    if trace is None:
+        return
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
+        UserWarning,
+        stacklevel=2,
+    )

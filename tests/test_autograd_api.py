@@ -1,0 +1,397 @@
+"""torch.autograd's wider surface against torch: custom Functions, gradcheck, the
+functional API, node hooks, anomaly detection and grad()'s options and errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dyngrad
+from conftest import assert_same_tensor, same_error, torch
+
+LIBS = [torch, dyngrad]
+
+
+def both(program):
+    d, t = same_error(lambda: program(dyngrad), lambda: program(torch))
+    if t is not None:
+        _compare(d, t)
+
+
+def _compare(d, t, path="result"):
+    if isinstance(t, torch.Tensor):
+        assert_same_tensor(d, t, what=path)
+    elif isinstance(t, (tuple, list)):
+        assert len(d) == len(t), path
+        for i, (a, b) in enumerate(zip(d, t)):
+            _compare(a, b, f"{path}[{i}]")
+    else:
+        assert d == t, f"{path}: {d!r} != {t!r}"
+
+
+def _x(lib, values=(1.0, 2.0, -0.5), dtype=None):
+    return lib.tensor(list(values), dtype=dtype or lib.float64, requires_grad=True)
+
+
+# ---------------------------------------------------------------- custom Function
+def _cube(lib):
+    class MyCube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x**3 * k
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            assert ctx.needs_input_grad == (True, False)
+            return g * 3 * x**2 * ctx.k, None
+
+    return MyCube
+
+
+def test_function_forward_backward_name_and_edges() -> None:
+    def program(lib):
+        x = _x(lib)
+        y = _cube(lib).apply(x, 2.0)
+        names = (type(y.grad_fn).__name__, y.grad_fn.name(), len(y.grad_fn.next_functions))
+        y.sum().backward()
+        return y.detach(), x.grad, names, repr(y)
+
+    both(program)
+
+
+def test_function_second_order_through_tensor_backward() -> None:
+    def program(lib):
+        x = _x(lib)
+        (g,) = lib.autograd.grad(_cube(lib).apply(x, 1.0).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        return g.detach(), gg
+
+    both(program)
+
+
+def test_function_setup_context_style() -> None:
+    def program(lib):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(x, k):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None
+
+        x = _x(lib)
+        Scale.apply(x, 3.0).sum().backward()
+        return x.grad
+
+    both(program)
+
+
+def test_function_multiple_outputs_non_differentiable_and_materialize() -> None:
+    def program(lib):
+        seen = []
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                a, b = x * 2, x.argmax()
+                ctx.mark_non_differentiable(b)
+                return a, b
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                seen.append(gb)
+                return ga * 2
+
+        x = _x(lib)
+        a, b = Two.apply(x)
+        a.sum().backward()
+        return a.detach(), b, b.requires_grad, x.grad, seen
+
+    both(program)
+
+
+def test_function_set_materialize_grads_false_passes_none() -> None:
+    def program(lib):
+        seen = []
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                seen.append(gb is None)
+                return ga * 2
+
+        x = _x(lib)
+        a, _ = Two.apply(x)
+        a.sum().backward()
+        return x.grad, seen
+
+    both(program)
+
+
+def test_function_mark_dirty_in_place() -> None:
+    def program(lib):
+        class AddOne(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        leaf = _x(lib)
+        x = leaf * 1
+        y = AddOne.apply(x)
+        y.sum().backward()
+        return y is x, y.grad_fn.name(), leaf.grad, x._version
+
+    both(program)
+
+
+@pytest.mark.parametrize("case", ["too_many", "wrong_shape", "freed", "once"])
+def test_function_errors(case) -> None:
+    def program(lib):
+        if case == "too_many":
+
+            class Bad(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return g, g
+
+            Bad.apply(_x(lib)).sum().backward()
+        elif case == "wrong_shape":
+
+            class Bad(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return lib.ones(5, dtype=lib.float64)
+
+            Bad.apply(_x(lib)).sum().backward()
+        elif case == "freed":
+
+            class Saves(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x)
+                    return x * 1
+
+                @staticmethod
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return g * x
+
+            y = Saves.apply(_x(lib)).sum()
+            y.backward()
+            y.backward()
+        else:
+            once = lib.autograd.function.once_differentiable
+
+            class Once(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x)
+                    return x**2
+
+                @staticmethod
+                @once
+                def backward(ctx, g):
+                    (x,) = ctx.saved_tensors
+                    return 2 * x * g
+
+            x = _x(lib)
+            y = Once.apply(x * 1)
+            gout = lib.ones(3, dtype=lib.float64, requires_grad=True)
+            (g,) = lib.autograd.grad(y, x, gout, create_graph=True)
+            g.sum().backward()
+
+    both(program)
+
+
+def test_function_saved_tensor_modified_in_place() -> None:
+    def program(lib):
+        class Saves(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * x
+
+        x = _x(lib) * 1
+        y = Saves.apply(x)
+        x.mul_(2)
+        y.sum().backward()
+
+    both(program)
+
+
+# ---------------------------------------------------------------- gradcheck
+def test_gradcheck_passes_and_reports_mismatch() -> None:
+    def program(lib):
+        class Wrong(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+
+        x = _x(lib)
+        ok = lib.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
+        ok2 = lib.autograd.gradgradcheck(lambda t: (t**3).sum(), (x,))
+        bad = lib.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
+        try:
+            lib.autograd.gradcheck(Wrong.apply, (x,))
+        except RuntimeError as e:
+            msg = (type(e).__name__, str(e))
+        return ok, ok2, bad, msg
+
+    both(program)
+
+
+# ---------------------------------------------------------------- functional API
+F_SCALAR = lambda t: (t**3).sum() + (t[0] * t[1]).exp()  # noqa: E731
+F_VECTOR = lambda t: t**2 * 3 + t.sin()  # noqa: E731
+
+
+@pytest.mark.parametrize("name", ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp", "jacobian_tuple"])
+def test_functional_api(name) -> None:
+    def program(lib):
+        fn = lib.autograd.functional
+        x = lib.tensor([1.0, 2.0, -0.5], dtype=lib.float64)
+        v = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64)
+        if name == "jacobian":
+            return fn.jacobian(F_VECTOR, x)
+        if name == "hessian":
+            return fn.hessian(F_SCALAR, x)
+        if name == "vjp":
+            return fn.vjp(F_VECTOR, x, v)
+        if name == "jvp":
+            return fn.jvp(F_VECTOR, x, v)
+        if name == "hvp":
+            return fn.hvp(F_SCALAR, x, v)
+        if name == "vhp":
+            return fn.vhp(F_SCALAR, x, v)
+        return fn.jacobian(lambda a, b: (a * b, a + b.sum()), (x, v))
+
+    both(program)
+
+
+def test_jacobian_create_graph() -> None:
+    def program(lib):
+        x = _x(lib)
+        j = lib.autograd.functional.jacobian(F_VECTOR, x, create_graph=True)
+        (g,) = lib.autograd.grad(j.sum(), x)
+        return j.detach(), g
+
+    both(program)
+
+
+# ---------------------------------------------------------------- hooks and grad()
+def test_node_hooks_order_and_replacement() -> None:
+    def program(lib):
+        log = []
+        x = _x(lib)
+        y = x * 2
+        y.grad_fn.register_prehook(lambda go: log.append(("pre", go[0].tolist())))
+        y.grad_fn.register_hook(lambda gi, go: log.append(("post", gi[0].tolist())) or (gi[0] * 10, None))
+        y.register_hook(lambda g: log.append(("tensor", g.tolist())))
+        y.sum().backward()
+        return log, x.grad
+
+    both(program)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.autograd.grad((_x(lib) * 2).sum(), _x(lib), materialize_grads=True),
+        lambda lib: lib.autograd.grad((_x(lib) * 2).sum(), _x(lib), allow_unused=False, materialize_grads=True),
+        lambda lib: lib.autograd.grad((_x(lib) * 2).sum(), lib.ones(3)),
+        lambda lib: lib.autograd.grad((_x(lib) * 2), _x(lib)),
+    ],
+)
+def test_grad_options_and_errors(program) -> None:
+    both(program)
+
+
+def test_backward_create_graph_warns_once_per_process() -> None:
+    # The warning is once per process in both libraries: run each in a fresh interpreter.
+    import subprocess
+    import sys
+
+    program = """
+import warnings
+import {lib} as lib
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    for _ in range(2):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+print(repr([str(m.message) for m in w]))
+"""
+    outs = {}
+    for name in ("torch", "dyngrad"):
+        run = subprocess.run([sys.executable, "-c", program.format(lib=name)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs[name] = run.stdout
+    assert outs["dyngrad"] == outs["torch"] and "create_graph=True" in outs["torch"]
+
+
+def test_anomaly_detection_names_node_and_forward_line() -> None:
+    def program(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                q = lib.tensor([-1.0], requires_grad=True)
+                try:
+                    q.sqrt().sum().backward()
+                except RuntimeError as e:
+                    err = str(e)
+        msgs = [str(m.message) for m in w]
+        return err, msgs[0], any("q.sqrt().sum().backward()" in m for m in msgs)
+
+    d, t = program(dyngrad), program(torch)
+    assert d == t
+
+
+def test_saved_tensor_hooks_attributes() -> None:
+    def program(lib):
+        x = _x(lib)
+        y = x * x
+        e = x.exp()
+        return y.grad_fn._saved_self, y.grad_fn._saved_other, e.grad_fn._saved_result
+
+    d, t = program(dyngrad), program(torch)
+    for a, b in zip(d, t):
+        assert np.allclose(a.detach().numpy(), b.detach().numpy())
