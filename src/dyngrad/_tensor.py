@@ -444,7 +444,7 @@ class Tensor:
             dtype_name=d.name,
             is_default_dtype=default,
             requires_grad=self._requires_grad,
-            grad_fn_name=fn.name() if fn is not None else None,
+            grad_fn_name=type(fn).__name__ if fn is not None else None,  # torch prints the class name
         )
 
     __str__ = __repr__

@@ -59,6 +59,17 @@ def _iop(fn, ufunc=None):
     return method
 
 
+def _invert(self):
+    kind = self._data.dtype.kind
+    if kind == "b":
+        return cmp.logical_not(self)
+    if kind not in "iu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    from ._tensor import wrap
+
+    return wrap(~self._data)
+
+
 def _matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
@@ -247,7 +258,7 @@ METHODS = {
     "__and__": cmp.bitwise_and,
     "__or__": cmp.bitwise_or,
     "__xor__": cmp.bitwise_xor,
-    "__invert__": lambda self: cmp.logical_not(self) if self._data.dtype.kind == "b" else self.__class__.__neg__(self) - 1,
+    "__invert__": _invert,
     "__getitem__": indexing.getitem,
     # named arithmetic
     "add": pw.add,

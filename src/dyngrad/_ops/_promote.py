@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .._dtype import default_float_np, result_type
-from .._tensor import Tensor
+import numpy as np
+
+from .._tensor import Tensor, wrap
 
 _FLOAT_KINDS = "fc"
 
@@ -14,7 +16,8 @@ def _scalar_ok(kind: str, value) -> bool:
     if t is float:
         return kind in _FLOAT_KINDS
     if t is int:
-        return kind != "b"
+        # small ints fit every integer dtype; larger ones go through the range check of _cast_scalar
+        return kind in _FLOAT_KINDS or (kind in "iu" and 0 <= value <= 127) or (kind == "i" and -128 <= value < 0)
     if t is bool:
         return True
     return False
@@ -35,6 +38,8 @@ def prepare(a, b, true_divide: bool = False):
             rt = result_type(ad, bd)
         else:
             b = _number(b)
+            if isinstance(b, Tensor):
+                return prepare(a, b, true_divide)
             if _scalar_ok(ad.dtype.kind, b) and (not true_divide or ad.dtype.kind in _FLOAT_KINDS):
                 return ad, b
             rt = result_type(ad, b)
@@ -45,6 +50,8 @@ def prepare(a, b, true_divide: bool = False):
         )
     # a is a scalar, b a Tensor
     a = _number(a)
+    if isinstance(a, Tensor):
+        return prepare(a, b, true_divide)
     bd = b._data
     rt = result_type(a, bd)
     if true_divide and rt.kind not in _FLOAT_KINDS:
@@ -53,15 +60,22 @@ def prepare(a, b, true_divide: bool = False):
 
 
 def _cast_scalar(value, rt):
-    # Keep Python scalars weak so NumPy keeps the array's dtype; only bools need care.
+    # Keep Python scalars weak so NumPy keeps the array's dtype; only bools need care,
+    # and integers outside the dtype's range, which torch wraps around (uint8 * -1 = 255 * 1).
     if rt.kind in _FLOAT_KINDS and type(value) is bool:
         return float(value)
+    if rt.kind in "iu" and type(value) is int:
+        info = np.iinfo(rt)
+        if not info.min <= value <= info.max:
+            return np.array(value % (1 << (8 * rt.itemsize)), dtype=np.uint64).astype(rt)
     return value
 
 
 def _number(value):
     """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion)."""
     t = type(value)
+    if t is np.ndarray:  # an array operand counts as a tensor, as in torch
+        return wrap(value)
     if t is float or t is int or t is bool:
         return value
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:

@@ -63,8 +63,12 @@ def direct(t: Tensor, other, ufunc) -> bool:
         src = other._data
         if src.dtype is not dst.dtype or not dst.flags.writeable:
             return False
-        if src.shape != dst.shape and xp.broadcast_shapes(src.shape, dst.shape) != dst.shape:
-            return False
+        if src.shape != dst.shape:
+            try:
+                if xp.broadcast_shapes(src.shape, dst.shape) != dst.shape:
+                    return False
+            except ValueError:  # not broadcastable: the general path raises torch's error
+                return False
     elif type(other) is float:
         if dst.dtype.kind != "f" or not dst.flags.writeable:
             return False

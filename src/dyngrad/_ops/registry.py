@@ -197,7 +197,9 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
 
 
 def _translate(error: ValueError, arrays) -> Exception:
-    """Turn NumPy's broadcasting ValueError into torch's RuntimeError naming the sizes."""
+    """Turn NumPy's ValueErrors into torch's RuntimeErrors (broadcasting names the sizes)."""
+    if "Integers to negative integer powers" in str(error):
+        return RuntimeError("Integers to negative integer powers are not allowed.")
     if "broadcast" in str(error):
         from .broadcast import broadcast_shape
 

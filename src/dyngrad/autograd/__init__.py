@@ -47,6 +47,9 @@ def _root_edges(outputs, grad_outputs, create_graph: bool):
     roots, grads = [], []
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
+    for g in grad_outputs:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(
             f"Mismatch in number of grad_outputs: got {len(grad_outputs)} and outputs: {len(outputs)}"
@@ -172,6 +175,8 @@ def grad(
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph

@@ -84,6 +84,19 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     deps[nxt] = 1
                     stack.append(nxt)
 
+    # With a capture (grad / backward(inputs=...)), run only the nodes on a path to a wanted
+    # edge, as torch does: the rest of the graph is neither executed nor freed.
+    run_set = None
+    if capture is not None:
+        targets = {node for node, _ in capture}
+        needed = _needed_nodes(deps, targets)
+        run_set = {n for n in needed if any(c in needed for c, _ in n.next_functions)}
+        deps = {n: 0 for n in needed}
+        for n in run_set:
+            for c, _ in n.next_functions:
+                if c in needed:
+                    deps[c] += 1
+
     # 2. Seed the buffers with the root gradients.
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
@@ -94,7 +107,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
     captured = [None] * (len(set(capture.values())) if capture else 0)
     heap = []
     for node in buffers:
-        if deps[node] == 0:
+        if deps.get(node) == 0:
             heap.append((-node._seq, node))
     heapq.heapify(heap)
 
@@ -115,6 +128,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     accumulate_grad(node.variable, grads[0], create_graph)
+                continue
+            if run_set is not None and node not in run_set:
                 continue
             if node._node_prehooks is not None:
                 grads = _run_node_prehooks(node, grads)
@@ -145,7 +160,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
             if not outs:
                 outs = _NONES
             for (nxt, nr), g in zip(node.next_functions, outs):
-                if nxt is None:
+                if nxt is None or (run_set is not None and nxt not in deps):
                     continue
                 if g is not None:
                     meta = nxt._meta[nr]
@@ -180,6 +195,30 @@ def _new_buffer(node, nr, g) -> list:
     buf = [None] * len(node._meta)
     buf[nr] = g
     return buf
+
+
+def _needed_nodes(graph_nodes, targets) -> set:
+    """The nodes from which a target is reachable (targets included): an iterative post-order walk."""
+    needed: set = set()
+    visited: set = set()
+    for start in graph_nodes:
+        if start in visited:
+            continue
+        stack = [(start, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                if node in targets or any(c in needed for c, _ in node.next_functions):
+                    needed.add(node)
+                continue
+            if node in visited:
+                continue
+            visited.add(node)
+            stack.append((node, True))
+            for c, _ in node.next_functions:
+                if c is not None and c not in visited:
+                    stack.append((c, False))
+    return needed
 
 
 def _backward_checked(node, grads, create_graph: bool):
@@ -234,6 +273,7 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
         for hook in tuple(var._hooks.values()):
             out = hook(grad)
             if out is not None:
+                _check_hook_result(hook, grad, out)
                 grad = out
     old = var._grad
     if old is None:
@@ -273,5 +313,15 @@ def _run_pre_hooks(node, grads):
                 continue
             out = hook(grads[nr])
             if out is not None:
+                _check_hook_result(hook, grads[nr], out)
                 grads[nr] = out
     return grads
+
+
+def _check_hook_result(hook, old: Tensor, new) -> None:
+    """torch's errors for a tensor hook that returns something that cannot replace the gradient."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor, but hook returned '{type(new).__name__}'")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")

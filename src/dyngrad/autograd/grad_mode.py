@@ -8,6 +8,7 @@ plain call (it changes the mode at once, like torch's).
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 
@@ -33,11 +34,16 @@ def _set(mode: bool) -> None:
 
 
 class _DecoratorContextManager:
-    """A context manager that is also usable as ``@decorator`` or ``@decorator()``."""
+    """A context manager that is also usable as ``@decorator`` or ``@decorator()``.
+
+    A decorated generator function runs each of its steps in the mode, as torch's does.
+    """
 
     def __call__(self, func):
         if not callable(func):  # pragma: no cover - torch allows only functions here
             raise TypeError(f"{type(self).__name__} decorator needs a function")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -46,12 +52,33 @@ class _DecoratorContextManager:
 
         return wrapper
 
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def generator(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    value = next(gen)
+                while True:
+                    sent = yield value
+                    with self.clone():
+                        value = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+        return generator
+
     def clone(self):
         return type(self)()
 
 
 class no_grad(_DecoratorContextManager):
-    """Disable graph recording inside the block (torch.no_grad)."""
+    """Disable graph recording inside the block (torch.no_grad); ``@no_grad`` works with or without ``()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
     def __enter__(self) -> None:
         self.prev = _state.enabled
@@ -107,9 +134,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_state.enabled, _state.inference)
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+        # inference_mode(False) inside inference_mode turns grad mode back on, as torch does
+        _state.enabled = not self.mode
+        _state.inference = self.mode
 
     def __exit__(self, *exc) -> None:
         _state.enabled, _state.inference = self.prev
