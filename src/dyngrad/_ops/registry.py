@@ -56,6 +56,10 @@ class Op(Node):
     __slots__ = ()
     save_inputs = False
     save_result = False
+    # With save_inputs: for each input, the indices of the inputs its gradient formula reads
+    # (MulBackward0: ((1,), (0,))). Inputs no wanted gradient reads are not saved, so an
+    # in-place change to them later is no error, as in torch. None saves every input.
+    save_needs = None
 
     @staticmethod
     def forward(*args):  # pragma: no cover - overridden
@@ -155,11 +159,17 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     result._vc = [0]
     result._grad_fn = node
     if op.save_inputs:
+        saved = inputs
+        needs = op.save_needs
+        if needs is not None:  # keep only what the wanted gradients use (see Op.save_needs)
+            keep = {j for i, (fn, _) in enumerate(edges) if fn is not None for j in needs[i]}
+            saved = tuple(t if j in keep else None for j, t in enumerate(inputs))
+            versions = [v if j in keep else None for j, v in enumerate(versions)]
         if op.save_result:
-            node._saved = inputs + (SavedResult(out, result._vc),)
+            node._saved = saved + (SavedResult(out, result._vc),)
             versions.append(0)
         else:
-            node._saved = inputs
+            node._saved = saved
         node._versions = versions
     elif op.save_result:
         node._saved = (SavedResult(out, result._vc),)
