@@ -104,3 +104,21 @@ def test_digits_loss_and_gradients_match_torch(digits_dyngrad, digits_torch) -> 
     np.testing.assert_allclose(loss_dg, loss_pt, rtol=1e-10)
     for g_dg, g_pt in zip(grads_dg, grads_pt, strict=True):
         np.testing.assert_allclose(g_dg, g_pt, rtol=1e-8, atol=1e-12)
+
+
+def test_draw_graph_example_writes_the_digits_model_graph(tmp_path, capsys) -> None:
+    """examples/draw_graph.py: the tree names the parameters, and the picture (or DOT) is written."""
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("draw_graph", DIGITS.parent / "draw_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = module.main(["--out", str(tmp_path / "graph.svg")])
+    out = capsys.readouterr().out
+    for name in ("w1", "b1", "w2", "b2", "MmBackward0", "ReluBackward0", "AccumulateGrad"):
+        assert name in out
+    text = open(written).read()
+    if shutil.which("dot") is not None:
+        assert written.endswith(".svg") and "<svg" in text and "MmBackward0" in text
+    else:
+        assert written.endswith(".dot") and text.startswith("digraph")

@@ -178,7 +178,9 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """The same memory as a detached tensor with its own version counter (torch's ``.data``)."""
-        return wrap(self._data)
+        t = wrap(self._data)
+        t._detached_by = ".data"  # for dyngrad.viz.why_no_grad
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -470,6 +472,7 @@ class Tensor:
         """A new leaf sharing memory and version counter, outside the graph."""
         t = wrap(self._data)
         t._vc = self._vc
+        t._detached_by = ".detach()"  # for dyngrad.viz.why_no_grad
         return t
 
     def detach_(self) -> Tensor:

@@ -72,6 +72,7 @@ class MulBackward0(Op):
     """mul(input, other): d/dinput = grad * other, d/dother = grad * input."""
 
     save_inputs = True
+    save_needs = ((1,), (0,))  # each gradient reads only the other factor
 
     @staticmethod
     def forward(a, b):
@@ -95,6 +96,7 @@ class DivBackward0(Op):
     """div(input, other): d/dinput = grad / other, d/dother = -grad * input / other**2."""
 
     save_inputs = True
+    save_needs = ((1,), (0, 1))
 
     @staticmethod
     def forward(a, b):

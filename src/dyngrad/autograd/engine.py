@@ -112,6 +112,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
     heapq.heapify(heap)
 
     anomaly = anomaly_mode._enabled
+    observer = OBSERVERS[-1] if OBSERVERS else None
     prev_mode = _state.enabled
     _state.enabled = create_graph
     heappop, heappush = heapq.heappop, heapq.heappush
@@ -128,6 +129,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     accumulate_grad(node.variable, grads[0], create_graph)
+                if observer is not None:
+                    observer(node, grads, ())
                 continue
             if run_set is not None and node not in run_set:
                 continue
@@ -155,6 +158,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 outs = (outs,)
             if node._node_hooks is not None:
                 outs = _run_node_hooks(node, outs, grads)
+            if observer is not None:
+                observer(node, grads, outs)
             if not retain_graph and node._saved:
                 node._saved = None  # free the saved values (Node.release, inlined)
             if not outs:
@@ -195,6 +200,11 @@ def _new_buffer(node, nr, g) -> list:
     buf = [None] * len(node._meta)
     buf[nr] = g
     return buf
+
+
+# Callables observer(node, grads_in, grads_out) told about every node the engine runs,
+# in execution order (the innermost is used); dyngrad.viz.record_backward adds one.
+OBSERVERS: list = []
 
 
 def _needed_nodes(graph_nodes, targets) -> set:

@@ -1,0 +1,58 @@
+"""The text view: the graph as an indented tree from the root down to the leaves."""
+
+from __future__ import annotations
+
+import sys
+
+from ._walk import describe, root_node
+
+
+def _line(number: int, info) -> str:
+    outs = ", ".join(f"{d}{s}" for s, d in info.outputs)
+    if info.leaf_name is not None or info.name == "AccumulateGrad":
+        target = info.leaf_name or "a leaf"
+        return f"[{number}] {info.name} -> {target} {outs}"
+    text = f"[{number}] {info.name} -> {outs}"
+    if info.released:
+        text += "  saved: released"
+    elif info.saved:
+        text += "  saved: " + "; ".join(f"{s.label} {s.text}" for s in info.saved)
+    return text
+
+
+def show(root, names: dict | None = None, file=None) -> str:
+    """Print the grad_fn graph behind ``root`` (a tensor or a node) as a tree, and return the text.
+
+    Each node is numbered on first sight; a node reached again (a shared subgraph) is shown
+    as ``(see [n])`` instead of being printed twice. ``names`` maps a label to a leaf tensor
+    (``{"x": x}``, or ``dict(model.named_parameters())``) so AccumulateGrad lines name it.
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
+        >>> _ = torch.viz.show((x * 3).sum(), names={"x": x})
+        [1] SumBackward0 -> float32[]
+         └─ [2] MulBackward0 -> float32[2]  saved: other 3
+             └─ [3] AccumulateGrad -> x float32[2]
+    """
+    root = root_node(root)
+    numbers: dict = {}
+    lines: list = []
+    # Iterative depth-first walk: (node, prefix for its children, connector for itself)
+    stack = [(root, "", "")]
+    while stack:
+        node, prefix, connector = stack.pop()
+        if id(node) in numbers:
+            lines.append(f"{connector}({type(node).__name__}, see [{numbers[id(node)]}])")
+            continue
+        numbers[id(node)] = len(numbers) + 1
+        info = describe(node, names)
+        lines.append(connector + _line(numbers[id(node)], info))
+        children = info.children
+        for i in reversed(range(len(children))):
+            last = i == len(children) - 1
+            stack.append((children[i], prefix + ("    " if last else " │  "), prefix + (" └─ " if last else " ├─ ")))
+    text = "\n".join(lines)
+    print(text, file=file if file is not None else sys.stdout)
+    return text
