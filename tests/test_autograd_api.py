@@ -395,3 +395,49 @@ def test_saved_tensor_hooks_attributes() -> None:
     d, t = program(dyngrad), program(torch)
     for a, b in zip(d, t):
         assert np.allclose(a.detach().numpy(), b.detach().numpy())
+
+
+# ---------------------------------------------------------------- saved tensor hooks, checkpoint
+def test_saved_tensors_hooks_pack_and_unpack() -> None:
+    def program(lib):
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t.detach() * 1
+
+        x = _x(lib)
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = (x * x).exp().sum()
+        y.backward()
+        return x.grad, packed
+
+    both(program)
+
+
+def test_checkpoint_same_gradients_for_args_and_closed_over_parameters() -> None:
+    def program(lib):
+        import importlib
+
+        checkpoint = importlib.import_module(f"{lib.__name__}.utils.checkpoint").checkpoint
+        x = _x(lib)
+        w = lib.tensor([2.0, -1.0, 0.5], dtype=lib.float64, requires_grad=True)
+
+        def segment(a, k):
+            return ((a * w).tanh() * k).exp()
+
+        y = checkpoint(segment, x, 3.0, use_reentrant=False)
+        y.sum().backward()
+        return y.detach(), x.grad, w.grad
+
+    both(program)
+
+
+def test_checkpoint_keeps_no_intermediate_graph() -> None:
+    from dyngrad.utils.checkpoint import checkpoint
+
+    x = _x(dyngrad)
+    y = checkpoint(lambda a: a.exp().sin().cos(), x)
+    assert y.grad_fn.name() == "CheckpointFunctionBackward"
+    assert len(y.grad_fn.next_functions) == 1 and y.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
+    assert dyngrad.viz.graph_memory(y) == x.numel() * 8  # only the input is kept, not exp/sin results

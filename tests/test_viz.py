@@ -168,3 +168,27 @@ def test_growth_monitor_warns_for_an_accumulated_loss() -> None:
         warnings.simplefilter("error")
         for _ in range(5):
             steady.check((w * 2).sum())
+
+
+def test_track_origins_names_the_users_lines() -> None:
+    import inspect
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    here = inspect.currentframe().f_lineno
+    with viz.track_origins():
+        y = x.exp()  # here + 2
+        y.add_(1)  # here + 3
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+    first, second = str(info.value).split("\n")
+    assert first.startswith("one of the variables needed for gradient computation has been modified")
+    assert second == (
+        f"The value was saved by ExpBackward0 created at {__file__}:{here + 2}; "
+        f"it was last modified in place by add_() at {__file__}:{here + 3}."
+    )
+    # off again: torch's text alone
+    y = x.exp()
+    y.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert "\n" not in str(info.value)

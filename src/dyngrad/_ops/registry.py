@@ -23,7 +23,7 @@ import weakref
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
-from ..autograd import anomaly_mode
+from ..autograd import anomaly_mode, saved_hooks
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 
@@ -81,6 +81,7 @@ class Op(Node):
     # --- helpers for backward ----------------------------------------------
     def saved_result(self) -> Tensor:
         """The op's output rebuilt as a tensor whose grad_fn is this node (see Note [No reference cycles])."""
+        # a SavedResult, or a Tensor when saved_tensors_hooks unpacked it: either way, its array
         return wrap(self.saved()[-1]._data, True, self)
 
 
@@ -151,8 +152,11 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     if params:
         node._params = params
     node._meta = ((out.shape, out.dtype),)
-    if anomaly_mode._enabled:
-        node._anomaly_trace = anomaly_mode.forward_stack()
+    if anomaly_mode._any:  # debugging aids, off by default
+        if anomaly_mode._enabled:
+            node._anomaly_trace = anomaly_mode.forward_stack()
+        if anomaly_mode._origins:
+            node._origin = anomaly_mode.user_site(3)  # user -> op function -> apply -> user_site
     result = _new(Tensor)  # wrap(), inlined on this hot path
     result._data = out
     result._requires_grad = True
@@ -174,6 +178,10 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     elif op.save_result:
         node._saved = (SavedResult(out, result._vc),)
         node._versions = (0,)
+    if saved_hooks.STACK and node._saved:  # saved_tensors_hooks: store what pack returns
+        node._saved = saved_hooks.pack_all(node._saved, result)
+        node._versions = None
+        node._packed = True
     return result
 
 

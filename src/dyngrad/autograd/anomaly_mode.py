@@ -9,11 +9,14 @@ check per op.
 
 from __future__ import annotations
 
+import sys
 import traceback
 import warnings
 
 _enabled = False
 _check_nan = True
+_origins = False  # dyngrad.viz.track_origins: record where each node was created
+_any = False  # _enabled or _origins: the one flag the hot path reads
 
 
 def is_anomaly_enabled() -> bool:
@@ -25,8 +28,35 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def _set(mode: bool, check_nan: bool) -> None:
-    global _enabled, _check_nan
+    global _enabled, _check_nan, _any
     _enabled, _check_nan = bool(mode), bool(check_nan)
+    _any = _enabled or _origins
+
+
+def _set_origins(mode: bool) -> None:
+    global _origins, _any
+    _origins = bool(mode)
+    _any = _enabled or _origins
+
+
+_PACKAGE_DIR = __file__.rsplit("/autograd/", 1)[0]
+
+
+_INTERNAL: dict = {}  # code object -> whether it is dyngrad's own (cached: this runs once per op)
+
+
+def user_site(depth: int = 2, _getframe=sys._getframe, _internal=_INTERNAL):
+    """(filename, line) of the innermost caller outside dyngrad's own files."""
+    f = _getframe(depth)
+    while f is not None:
+        code = f.f_code
+        inside = _internal.get(code)
+        if inside is None:
+            inside = _internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+        if not inside:
+            return (code.co_filename, f.f_lineno)
+        f = f.f_back
+    return None
 
 
 class detect_anomaly:

@@ -42,6 +42,7 @@ class Node:
     _retained = None  # {output_nr: weakref to a tensor that called retain_grad()}
     _pre_hooks = None  # {output_nr: {id: hook}} from Tensor.register_hook
     backward_arrays = None  # optional array formula: see Note [Backward on arrays] in _ops/registry.py
+    _packed = False  # saved values went through saved_tensors_hooks' pack
     _materialize = True  # a multi-output node gets zeros, not None, for outputs without a gradient
     _node_hooks = None  # {id: hook(grad_inputs, grad_outputs)} from Node.register_hook
     _node_prehooks = None  # {id: hook(grad_outputs)} from Node.register_prehook
@@ -85,6 +86,8 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self._packed:
+            return tuple(v.unpack() if type(v).__name__ == "Packed" else v for v in saved)
         versions = self._versions
         if versions is not None:
             for value, version in zip(saved, versions):
@@ -125,13 +128,31 @@ def _raise_modified(node, value, version) -> None:
     if producer is not None:
         # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
         where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
-    raise RuntimeError(
+    message = (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} [{', '.join(str(n) for n in data.shape)}]]{where} is at version "
         f"{value._vc[0]}; expected version {version} instead. Hint: enable anomaly detection to find the "
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+    raise RuntimeError(message + _origin_line(node, value))
+
+
+def _origin_line(node, value) -> str:
+    """With dyngrad.viz.track_origins on: where the node was made and where the tensor was modified."""
+    origin = getattr(node, "_origin", None)
+    modified = value._vc[1] if len(value._vc) > 1 else None
+    if origin is None and modified is None:
+        return ""
+    parts = []
+    if origin is not None:
+        parts.append(f"the value was saved by {node.name()} created at {origin[0]}:{origin[1]}")
+    if modified is not None:
+        op, site = modified
+        where = f" at {site[0]}:{site[1]}" if site else ""
+        parts.append(f"it was last modified in place by {op}(){where}")
+    text = "; ".join(parts)
+    return "\n" + text[0].upper() + text[1:] + "."
 
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -156,3 +177,6 @@ def new_node(cls):
     node = object.__new__(cls)
     node._seq = next(_sequence)
     return node
+
+
+from .saved_hooks import saved_tensors_hooks  # noqa: E402,F401  (torch.autograd.graph.saved_tensors_hooks)

@@ -7,16 +7,19 @@
 - ``why_no_grad(t, loss=None)``: one sentence on why ``t.grad`` is None or zero.
 - ``graph_memory(z)`` and ``GrowthMonitor``: bytes held by a graph, and a warning for a
   graph that grows across training iterations.
+- ``track_origins()``: the in-place-modification error names the user's lines.
 """
 
 from __future__ import annotations
 
 from .diagnose import GraphGrowthWarning, GrowthMonitor, graph_memory, why_no_grad
 from .dot import Graph, draw, to_dot
+from .origins import track_origins
 from .steps import BackwardRecord, record_backward
 from .text import show
 
 __all__ = [
+    "track_origins",
     "show",
     "to_dot",
     "draw",

@@ -1,0 +1,1 @@
+"""dyngrad.utils (torch.utils): data loading and activation checkpointing."""

@@ -1,0 +1,82 @@
+"""Activation checkpointing: ``dyngrad.utils.checkpoint.checkpoint`` (torch.utils.checkpoint).
+
+``checkpoint(fn, *args)`` runs ``fn`` without recording its graph, so none of its
+intermediate results are kept; in backward it runs ``fn`` again with grad on and
+backpropagates through that fresh graph. Same gradients, less memory held between
+forward and backward, at the cost of a second forward. The random state is saved
+and restored around the recomputation (``preserve_rng_state``), so dropout draws the
+same mask twice.
+"""
+
+from __future__ import annotations
+
+from .. import _backend
+from .._tensor import Tensor
+from ..autograd import backward as _backward
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, no_grad
+
+
+class CheckpointFunction(Function):
+    """The node standing for a whole checkpointed segment."""
+
+    @staticmethod
+    def forward(ctx, fn, preserve_rng_state, *args):
+        ctx.fn = fn
+        ctx.rng_state = _backend.generator().bit_generator.state if preserve_rng_state else None
+        ctx.tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.args = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
+            return fn(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        tensors = ctx.saved_tensors
+        args = list(ctx.args)
+        inputs = []
+        for slot, t in zip(ctx.tensor_slots, tensors):
+            leaf = t.detach().requires_grad_(t.requires_grad)
+            args[slot] = leaf
+            inputs.append(leaf)
+        if ctx.rng_state is not None:
+            gen = _backend.generator()
+            current = gen.bit_generator.state
+            gen.bit_generator.state = ctx.rng_state
+        try:
+            with enable_grad():
+                outputs = ctx.fn(*args)
+        finally:
+            if ctx.rng_state is not None:
+                gen.bit_generator.state = current
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
+        if pairs:
+            # A nested backward, as torch's reentrant checkpoint: it also reaches tensors the segment
+            # closed over (parameters), whose .grad it accumulates directly.
+            _backward([o for o, _ in pairs], [g for _, g in pairs])
+        result = []
+        t_iter = iter(inputs)
+        for a in ctx.args:
+            if a is None:  # a tensor argument: its gradient sits on the detached copy
+                result.append(next(t_iter).grad)
+            else:
+                result.append(None)
+        return (None, None, *result)
+
+
+def checkpoint(function, *args, use_reentrant: bool | None = None, preserve_rng_state: bool = True, **kwargs):
+    """Run ``function(*args)`` keeping no intermediate results; recompute them in backward.
+
+    Args:
+        function: the segment to checkpoint; takes and returns tensors (and other values).
+        args: its arguments.
+        use_reentrant: accepted for compatibility with torch; both settings behave the same here.
+        preserve_rng_state: restore the random state when recomputing (True by default).
+
+    Returns:
+        What ``function(*args)`` returns.
+    """
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    return CheckpointFunction.apply(function, preserve_rng_state, *args)
