@@ -158,12 +158,6 @@ def where(condition, input=None, other=None):  # noqa: A002 - torch's name
     return _where(condition, input, other)
 
 
-def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return input.argmax(dim, keepdim)
-
-
-def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return input.argmin(dim, keepdim)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -187,14 +181,3 @@ def _dtype_from(npd):
     from ._dtype import from_numpy as _fnp
 
     return _fnp(npd)
-
-
-def equal(a: Tensor, b: Tensor) -> bool:
-    return a.equal(b)
-
-
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
-    """True when ``|input - other| <= atol + rtol * |other|`` everywhere (torch.allclose)."""
-    from ._backend import xp
-
-    return _builtins.bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))

@@ -152,6 +152,7 @@ class Tensor:
     _hooks = None
     _post_acc_hooks = None
     _base = None
+    _fw_grad = None  # forward-AD tangent (autograd/forward_ad.py)
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
     def __init__(self, *args, dtype=None, requires_grad: bool = False) -> None:
@@ -429,6 +430,11 @@ class Tensor:
         return repr(self)
 
     def __repr__(self) -> str:
+        if self._fw_grad is not None:
+            return self._repr_with_tangent()
+        return self._plain_repr()
+
+    def _plain_repr(self) -> str:
         from ._tensor_str import format_tensor
 
         d = self.dtype
@@ -448,6 +454,9 @@ class Tensor:
             requires_grad=self._requires_grad,
             grad_fn_name=type(fn).__name__ if fn is not None else None,  # torch prints the class name
         )
+
+    def _repr_with_tangent(self) -> str:
+        return self._plain_repr()[:-1] + f", tangent={self._fw_grad!r})"
 
     __str__ = __repr__
 

@@ -7,7 +7,7 @@ import it; every method here is a thin call into one op function.
 from __future__ import annotations
 
 from ._ops import comparison as cmp
-from ._ops import indexing, inplace, linalg, nn_kernels, reduction, shape
+from ._ops import indexing, inplace, linalg, nn_kernels, reduction, shape, sorting
 from ._ops import pointwise as pw
 from ._tensor import Tensor
 
@@ -208,24 +208,8 @@ def _equal(self, other) -> bool:
     return self._data.shape == other._data.shape and bool((self._data == other._data).all())
 
 
-def _argmax(self, dim=None, keepdim=False):
-    from ._backend import xp
-    from ._tensor import _wrap_dim, wrap
-
-    if dim is None:
-        return wrap(xp.asarray(self._data.argmax(), dtype=xp.int64))
-    d = _wrap_dim(dim, self._data.ndim)
-    return wrap(self._data.argmax(axis=d, keepdims=keepdim).astype(xp.int64))
 
 
-def _argmin(self, dim=None, keepdim=False):
-    from ._backend import xp
-    from ._tensor import _wrap_dim, wrap
-
-    if dim is None:
-        return wrap(xp.asarray(self._data.argmin(), dtype=xp.int64))
-    d = _wrap_dim(dim, self._data.ndim)
-    return wrap(self._data.argmin(axis=d, keepdims=keepdim).astype(xp.int64))
 
 
 METHODS = {
@@ -296,8 +280,6 @@ METHODS = {
     "mean": reduction.mean,
     "max": reduction.max,
     "min": reduction.min,
-    "argmax": _argmax,
-    "argmin": _argmin,
     # shape
     "reshape": shape.reshape,
     "view": shape.view,
@@ -361,7 +343,7 @@ METHODS = {
 PROPERTIES = {"T": _T, "mT": _mT}
 
 
-FAMILIES = (pw, cmp, reduction, shape, indexing, linalg, nn_kernels)
+FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, linalg, nn_kernels)
 
 
 def install() -> None:

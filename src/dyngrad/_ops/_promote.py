@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .._dtype import default_float_np, result_type
 import numpy as np
 
+from .._dtype import default_float_np, result_type
 from .._tensor import Tensor, wrap
 
 _FLOAT_KINDS = "fc"

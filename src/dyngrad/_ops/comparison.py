@@ -41,25 +41,148 @@ def logical_not(a: Tensor) -> Tensor:
     return wrap(xp.logical_not(a._data))
 
 
-def bitwise_op(fn):
+def _type_name(d) -> str:
+    from .._dtype import scalar_type_name
+
+    return scalar_type_name(d)
+
+
+def _need_tensor(fn_name: str, value, arg: str = "other", position: int = 2) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn_name}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def bitwise_op(fn, kernel: str):
+    """bitwise_and / or / xor on integer and bool tensors (and Python ints / bools); floats raise as torch."""
+
     def op(a, b) -> Tensor:
-        x, y = prepare(a, b)
-        if (getattr(x, "dtype", None) is not None and x.dtype.kind == "f") or isinstance(x, float):
-            raise RuntimeError(f'"{fn.__name__}_cpu" not implemented for \'Float\'')
+        try:
+            x, y = prepare(a, b)
+        except TypeError:
+            return NotImplemented
+        kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
+        if kind in "fc" or isinstance(y, float):
+            name = _type_name(x.dtype) if kind in "fc" and hasattr(x, "dtype") else "Float"
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
 
+    op.__name__ = fn.__name__
     return op
 
 
-bitwise_and = bitwise_op(xp.bitwise_and)
-bitwise_or = bitwise_op(xp.bitwise_or)
-bitwise_xor = bitwise_op(xp.bitwise_xor)
+bitwise_and = bitwise_op(xp.bitwise_and, "bitwise_and_cpu")
+bitwise_or = bitwise_op(xp.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = bitwise_op(xp.bitwise_xor, "bitwise_xor_cpu")
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    d = a._data
+    if d.dtype.kind in "fc":
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_type_name(d.dtype)}\'')
+    return wrap(xp.invert(d))
+
+
+def _invert(a: Tensor) -> Tensor:
+    """``~t``: bitwise not on integer and bool tensors."""
+    if a._data.dtype.kind in "fc":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(a)
+
+
+def _logical(fn, name):
+    def op(input, other) -> Tensor:  # noqa: A002 - torch's name
+        _need_tensor(name, other)
+        x, y = input._data, other._data
+        _check_broadcast(x, y)
+        return wrap(xp.asarray(fn(x, y)))
+
+    op.__name__ = name
+    return op
+
+
+logical_and = _logical(xp.logical_and, "logical_and")
+logical_or = _logical(xp.logical_or, "logical_or")
+logical_xor = _logical(xp.logical_xor, "logical_xor")
+
+
+def isnan(input: Tensor) -> Tensor:  # noqa: A002
+    d = input._data
+    return wrap(xp.isnan(d) if d.dtype.kind in "fc" else xp.zeros(d.shape, dtype=bool))
+
+
+def isinf(input: Tensor) -> Tensor:  # noqa: A002
+    d = input._data
+    return wrap(xp.isinf(d) if d.dtype.kind in "fc" else xp.zeros(d.shape, dtype=bool))
+
+
+def isfinite(input: Tensor) -> Tensor:  # noqa: A002
+    d = input._data
+    return wrap(xp.isfinite(d) if d.dtype.kind in "fc" else xp.ones(d.shape, dtype=bool))
+
+
+def isposinf(input: Tensor) -> Tensor:  # noqa: A002
+    d = input._data
+    return wrap(xp.isposinf(d) if d.dtype.kind == "f" else xp.zeros(d.shape, dtype=bool))
+
+
+def isneginf(input: Tensor) -> Tensor:  # noqa: A002
+    d = input._data
+    return wrap(xp.isneginf(d) if d.dtype.kind == "f" else xp.zeros(d.shape, dtype=bool))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
+    """|input - other| <= atol + rtol * |other| (or equal, or both NaN with equal_nan); dtypes must match, as torch."""
+    _need_tensor("isclose", other)
+    x, y = input._data, other._data
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{_type_name(x.dtype)} did not match {_type_name(y.dtype)}")
+    _check_broadcast(x, y)
+    if x.dtype.kind == "b":
+        return wrap(xp.asarray(x == y))
+    with xp.errstate(all="ignore"):
+        return wrap(xp.asarray(xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:  # noqa: A002
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """True when both have the same shape and equal elements."""
+    x, y = input._data, other._data
+    return x.shape == y.shape and bool((x == y).all())
+
+
+def _inplace_bitwise(fn):
+    def method(self, other):
+        from .inplace import inplace
+
+        return inplace(self, lambda a: fn(a, other))
+
+    return method
 
 
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
-EXPORTS: dict = {}
-TENSOR_METHODS: dict = {}
+EXPORTS: dict = dict(
+    bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_xor=bitwise_xor, bitwise_not=bitwise_not,
+    logical_and=logical_and, logical_or=logical_or, logical_xor=logical_xor, logical_not=logical_not,
+    isnan=isnan, isinf=isinf, isfinite=isfinite, isposinf=isposinf, isneginf=isneginf, isclose=isclose,
+    allclose=allclose, equal=equal, greater=gt, greater_equal=ge, less=lt, less_equal=le, not_equal=ne,
+)
+TENSOR_METHODS: dict = dict(
+    bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_xor=bitwise_xor, bitwise_not=bitwise_not,
+    logical_and=logical_and, logical_or=logical_or, logical_xor=logical_xor,
+    isnan=isnan, isinf=isinf, isfinite=isfinite, isposinf=isposinf, isneginf=isneginf, isclose=isclose,
+    allclose=allclose, equal=equal, greater=gt, greater_equal=ge, less=lt, less_equal=le, not_equal=ne,
+    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
+    __rand__=lambda self, other: bitwise_and(other, self), __ror__=lambda self, other: bitwise_or(other, self),
+    __rxor__=lambda self, other: bitwise_xor(other, self),
+    __iand__=_inplace_bitwise(bitwise_and), __ior__=_inplace_bitwise(bitwise_or), __ixor__=_inplace_bitwise(bitwise_xor),
+    bitwise_and_=_inplace_bitwise(bitwise_and), bitwise_or_=_inplace_bitwise(bitwise_or),
+    bitwise_xor_=_inplace_bitwise(bitwise_xor),
+)
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

@@ -12,8 +12,11 @@ from __future__ import annotations
 from .._backend import xp
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
+from ..autograd.forward_ad import STATE as _fw
+from ..autograd.forward_ad import _register as _fw_register
 from ..autograd.grad_mode import _state
-from .registry import Op, apply, register
+from ..autograd.graph import new_node
+from .registry import Op, apply, edge, register
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
@@ -22,7 +25,28 @@ def _type_name(npd) -> str:
     return scalar_type_name(npd)
 
 
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked)."
+)
+
+
 def _check_inplace_allowed(t: Tensor) -> None:
+    """torch's refusals of an in-place op in grad mode (the view checks come first, as in torch)."""
+    if t._base is not None:
+        if getattr(t, "_no_grad_view", False):
+            raise RuntimeError(_NO_GRAD_VIEW)
+        if getattr(t, "_multi_view", False) and t._requires_grad and t._grad_fn is not None:
+            import re
+
+            name = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+            raise RuntimeError(
+                f"Output {t._output_nr} of {name} is a view and is being modified inplace. This view is the output of "
+                "a function that returns multiple views. Such functions do not allow the output views to be modified "
+                "inplace. You should replace the inplace operation by an out-of-place one."
+            )
     if t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = t._base
@@ -58,6 +82,8 @@ def direct(t: Tensor, other, ufunc) -> bool:
     """
     if _state.enabled and (t._requires_grad or (type(other) is Tensor and other._requires_grad)):
         return False
+    if t._fw_grad is not None or (type(other) is Tensor and other._fw_grad is not None):
+        return False  # a forward-AD tangent must follow the change
     dst = t._data
     if type(other) is Tensor:
         src = other._data
@@ -86,16 +112,24 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
     """Run ``compute(t, *args)`` out of place and write the result into ``t``."""
     if _state.enabled:
         _check_inplace_allowed(t)
+        if t._base is not None and (
+            t._requires_grad or t._base._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ):
+            return _inplace_on_view(t, compute, args)
         if t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args):
             # The node may save its input: give it a copy of the old values, not the memory about to change.
             old = wrap(t._data.copy(), t._requires_grad, t._grad_fn)
             old._output_nr = t._output_nr
+            old._fw_grad = t._fw_grad
             result = compute(old, *args)
             _write(t, result._data)
+            _take_tangent(t, result)
             t._grad_fn = result._grad_fn
             t._requires_grad = result._requires_grad
             t._output_nr = result._output_nr
             t._vc[0] += 1
+            if "_views" in t.__dict__:
+                _refresh_views(t, None)
             return t
     _state_prev = _state.enabled
     _state.enabled = False
@@ -104,8 +138,29 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
     finally:
         _state.enabled = _state_prev
     _write(t, result._data)
+    if _fw.active:
+        _take_tangent(t, result)
     t._vc[0] += 1
     return t
+
+
+def _take_tangent(t: Tensor, result: Tensor) -> None:
+    """Forward AD: ``t`` now holds ``result``'s values, so it takes ``result``'s tangent (and a view's base
+    takes it in the view's region)."""
+    tangent = result._fw_grad
+    if tangent is None and t._fw_grad is None:
+        return
+    if tangent is None:
+        t._fw_grad = None
+    else:
+        _fw_register(t, tangent)
+    base = t._base
+    if base is not None and (tangent is not None or base._fw_grad is not None):
+        positions = view_positions(base._data, t._data)
+        old = base._fw_grad._data if base._fw_grad is not None else xp.zeros_like(base._data)
+        new = xp.array(old, dtype=base._data.dtype)  # a C-ordered copy
+        new.reshape(-1)[positions] = tangent._data if tangent is not None else 0
+        _fw_register(base, wrap(new))
 
 
 @register
@@ -148,7 +203,7 @@ class CopyBackwards(Op):
 
 
 def zero_(t: Tensor) -> Tensor:
-    if not _state.enabled or not t._requires_grad:
+    if (not _state.enabled or not t._requires_grad) and t._fw_grad is None:
         _check_inplace_allowed(t) if _state.enabled else None
         t._data[...] = 0
         t._vc[0] += 1
@@ -156,9 +211,27 @@ def zero_(t: Tensor) -> Tensor:
     return inplace(t, lambda a: apply(ZeroBackward0, (a,)))
 
 
+@register
+class FillBackward3(Op):
+    """fill_(value tensor): every element becomes the 0-d ``value``; its gradient is the sum of the gradient."""
+
+    @staticmethod
+    def forward(a, value):
+        return xp.full_like(a, value)
+
+    def backward(self, g):
+        from .reduction import sum as _sum
+
+        return (g * 0 if self.needs_input_grad(0) else None, _sum(g) if self.needs_input_grad(1) else None)
+
+
 def fill_(t: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
-        value = value.item()
+        if value._data.ndim:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
+            )
+        return inplace(t, lambda a, v: apply(FillBackward3, (a, v)), value)
     return inplace(t, lambda a: apply(FillBackward2, (a,), (value,)))
 
 
@@ -171,3 +244,157 @@ def copy_(t: Tensor, src, non_blocking: bool = False) -> Tensor:
         return out
 
     return inplace(t, compute, src)
+
+
+# Note [In-place on a view]
+# A view shares memory with its base, so an in-place op on the view changes the base too, and in grad
+# mode the base's history must say so. As torch does, the base's grad_fn becomes ``CopySlices``: the
+# old base with the view's region replaced by the op's result. The region is found from the memory
+# layout: each view element's address is mapped to the logical (C-order) position in the base
+# (``view_positions``), which covers every view op (slices, transposes, diagonals, ...). Backward of
+# CopySlices sends the gradient outside the region to the old base and the region's gradient to the
+# op's result (and so, through the op, to the old view values and the op's other inputs). The view
+# itself is then re-derived from the new base (torch's ``AsStridedBackward0``).
+# Other views of the same base that already exist keep their old grad_fn: torch regenerates those
+# lazily when their version is stale, which needs the Tensor's grad_fn accessor (a shared file).
+
+
+def _offsets(a, start: int):
+    off = xp.full(a.shape, start, dtype=xp.int64)
+    for k, (n, st) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[k] = n
+        off = off + xp.arange(n, dtype=xp.int64).reshape(shape) * st
+    return off
+
+
+def view_positions(base, view):
+    """The C-order flat position in ``base`` of each element of ``view`` (an array sharing its memory)."""
+    if base.size == 0 or view.size == 0:
+        return xp.zeros(view.shape, dtype=xp.int64)
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    ob = _offsets(base, 0).reshape(-1)
+    order = xp.argsort(ob, kind="stable")
+    ordered = ob[order]
+    ov = _offsets(view, start)
+    return order[xp.searchsorted(ordered, ov)]
+
+
+@register
+class CopySlices(Op):
+    """The base of a view modified in place (torch's CopySlices, which wraps the in-place op's node ``fn``).
+
+    Its edges are the old base's and those of ``fn``'s other inputs. Backward: the region of the gradient
+    covered by the view goes through ``fn``; ``fn``'s gradient for the old view values replaces that region
+    of the base's gradient, and its other gradients go to its other inputs.
+    """
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(base, src, positions, shape):  # the result of the whole in-place op, as one function
+        out = base.copy()
+        out.reshape(-1)[positions] = src
+        return out
+
+    def backward(self, g):
+        positions, shape, fn = self._params
+        region = apply(AsStridedBackward0, (g,), (positions, shape))
+        grads = fn.backward(region)
+        gview = grads[0]
+        gbase = None
+        if self.needs_input_grad(0):
+            if gview is None:
+                gview = wrap(xp.zeros(positions.shape, dtype=g._data.dtype))
+            else:
+                from .reduction import sum_to
+
+                gview = sum_to(gview, positions.shape)
+            gbase = apply(_PutRegion, (g, gview), (positions, shape))
+        return (gbase,) + tuple(grads[1:])
+
+
+class _PutRegion(Op):
+    """``g`` with the elements at ``positions`` replaced by ``src`` (CopySlices' gradient for the base)."""
+
+    forward = CopySlices.forward
+
+    def backward(self, gg):
+        positions, shape = self._params
+        zeros = wrap(xp.zeros(positions.shape, dtype=gg._data.dtype))
+        g0 = apply(_PutRegion, (gg, zeros), (positions, shape)) if self.needs_input_grad(0) else None
+        g1 = apply(AsStridedBackward0, (gg,), (positions, shape)) if self.needs_input_grad(1) else None
+        return g0, g1
+
+
+@register
+class AsStridedBackward0(Op):
+    """A view re-derived from its base after an in-place op (the base's elements at ``positions``).
+
+    Backward: the gradient is added back at those positions of zeros shaped like the base.
+    """
+
+    @staticmethod
+    def forward(base, positions, shape):
+        return base.reshape(-1)[positions]
+
+    def backward(self, g):
+        from .indexing import index_backward
+
+        positions, shape = self._params
+        n = 1
+        for k in shape:
+            n *= k
+        return (index_backward(g, (n,), (positions,), True).reshape(shape),)
+
+
+def _inplace_on_view(t: Tensor, compute, args) -> Tensor:
+    """In-place op on a view in grad mode: see Note [In-place on a view]."""
+    base = t._base
+    positions = view_positions(base._data, t._data)
+    old_base = wrap(base._data.copy(), base._requires_grad, base._grad_fn)
+    old_base._output_nr = base._output_nr
+    old_base._fw_grad = base._fw_grad
+    old_view = apply(AsStridedBackward0, (old_base,), (positions, base._data.shape))
+    result = compute(old_view, *args)
+    _write(t, result._data)
+    if _fw.active:
+        _take_tangent(t, result)
+    fn = result._grad_fn
+    if fn is not None:
+        node = new_node(CopySlices)
+        node.next_functions = (edge(old_base),) + tuple(fn.next_functions[1:])
+        node._params = (positions, base._data.shape, fn)
+        node._meta = ((base._data.shape, base._data.dtype),)
+        base._grad_fn = node
+        base._requires_grad = True
+        base._output_nr = 0
+    t._vc[0] += 1
+    if base._requires_grad:
+        # the view is now the new base's elements at ``positions``
+        t._grad_fn = apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn
+        t._requires_grad = True
+        t._output_nr = 0
+        _refresh_views(base, t)
+    return t
+
+
+def _refresh_views(base: Tensor, skip) -> None:
+    """Re-derive the history of the live views of ``base`` after an in-place op changed it (as torch does
+    when it finds a view's version stale): each becomes the base's elements at its positions."""
+    if not base._requires_grad:
+        return
+    live = []
+    for r in base.__dict__.get("_views", ()):
+        u = r()
+        if u is None:
+            continue
+        live.append(r)
+        if u is skip or u.__dict__.get("_multi_view") or u.__dict__.get("_no_grad_view"):
+            continue
+        positions = view_positions(base._data, u._data)
+        u._grad_fn = apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn
+        u._requires_grad = True
+        u._output_nr = 0
+    base._views = live

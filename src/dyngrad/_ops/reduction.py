@@ -1,13 +1,23 @@
-"""Reductions: sum, mean, max, min (and ``sum_to``, the engine's broadcast reducer).
+"""Reductions (and ``sum_to``, the engine's broadcast reducer).
 
-Derivative formulas follow PyTorch's derivatives.yaml: sum and mean expand the
-gradient back; ``max()``/``min()`` over all elements split it evenly among ties
-(torch's evenly_distribute_backward); ``max(dim)`` routes it to the returned index.
+sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, var_mean,
+std_mean, norm, linalg.vector_norm, linalg.matrix_norm, linalg.norm, logsumexp,
+cumsum, cumprod, cummax, cummin, nansum, nanmean, all, any, count_nonzero.
+Sorting-based ops (sort, topk, median, mode, unique, ...) live in sorting.py.
+
+Derivative formulas follow PyTorch's tools/autograd/derivatives.yaml and the
+functions it names in torch/csrc/autograd/FunctionsManual.cpp, including their
+choices at non-smooth points: ``max()``/``min()``/``amax``/``amin`` split the
+gradient evenly among ties (evenly_distribute_backward, scale_grad_by_count);
+``max(dim)`` routes it to the returned index; ``prod`` with zeros uses products
+of the other elements (prod_safe_zeros_backward); the 2-norm has gradient 0 at 0.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+import math
+import operator
+import warnings
 
 from .._backend import along_axis_key, xp
 from .._tensor import Tensor, _wrap_dim, wrap
@@ -117,7 +127,7 @@ class MeanBackward0(Op):
     @staticmethod
     def forward(a, shape):
         # sum / count: the same value as a.mean() at half its cost on small arrays
-        return xp.asarray(a.sum() / a.size) if a.size else xp.asarray(a.mean())
+        return xp.asarray(a.sum() / a.size) if a.size else xp.asarray(xp.nan, dtype=a.dtype)
 
     def backward(self, g):
         shape = self._params[0]
@@ -263,7 +273,30 @@ class MinBackward0(_ValuesIndicesOp):
         return a.argmin(axis=axis, keepdims=keepdims)
 
 
-values_indices = namedtuple("values_indices", ["values", "indices"])
+def return_type(name: str, fields: tuple) -> type:
+    """A tuple type printing as torch's ``torch.return_types.<name>`` (fields by name or position)."""
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    ns = {"__slots__": (), "__repr__": __repr__, "n_fields": len(fields), "n_sequence_fields": len(fields)}
+    for i, f in enumerate(fields):
+        ns[f] = property(operator.itemgetter(i))
+    cls = type(name, (tuple,), ns)
+    cls.__module__ = "dyngrad.return_types"
+    return cls
+
+
+_RETURN_TYPES: dict = {}
+
+
+def values_indices(values, indices, name: str = "max"):
+    """``torch.return_types.<name>(values=..., indices=...)``."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        cls = _RETURN_TYPES[name] = return_type(name, ("values", "indices"))
+    return cls((values, indices))
 
 
 def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
@@ -284,7 +317,7 @@ def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
     values, indices = apply_multi(dim_op, (a,), (axis, keepdim))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data
-    return values_indices(values, indices)
+    return values_indices(values, indices, name)
 
 
 def max(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001
@@ -295,10 +328,904 @@ def min(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A00
     return _max_min(a, dim, keepdim, other, MinBackward1, MinBackward0, "min")
 
 
+# ------------------------------------------------------------------ helpers for the ops below
+
+
+def _reduce_axes(a: Tensor, dim) -> tuple:
+    """Axes for a dim argument that may be None or an empty list (both mean every dim)."""
+    if dim is None or not _nonempty(dim):
+        return tuple(range(a._data.ndim))
+    return _dims(dim, a._data.ndim)
+
+
+def _const(array) -> Tensor:
+    """A constant (non-differentiable) tensor around an array, for masks and scales in backward."""
+    return wrap(xp.asarray(array))
+
+
+def _axis_key(ndim: int, axis: int, item) -> tuple:
+    return (slice(None),) * axis + (item,)
+
+
+def _slice(t: Tensor, axis: int, start=None, stop=None, step=None) -> Tensor:
+    """``t`` sliced along ``axis``, differentiably (a SliceBackward0 node)."""
+    from .indexing import getitem_raw
+
+    key = _axis_key(t._data.ndim, axis, slice(start, stop, step))
+    return getitem_raw(t, key, t._data.shape, False)
+
+
+def _flip(t: Tensor, axis: int) -> Tensor:
+    return _slice(t, axis, None, None, -1)
+
+
+def _pad_front_with_one(t: Tensor, axis: int, shape: tuple) -> Tensor:
+    """``cat([ones, t], axis)`` with one leading 1 along ``axis`` (differentiable in ``t``)."""
+    from .indexing import index_backward
+
+    n = shape[axis]
+    placed = index_backward(t, shape, _axis_key(len(shape), axis, slice(1, n)), False)
+    first = xp.zeros(shape, dtype=t._data.dtype)
+    first[_axis_key(len(shape), axis, slice(0, 1))] = 1
+    return placed + _const(first)
+
+
+def _scatter(g: Tensor, shape: tuple, axis: int, index, accumulate: bool = False) -> Tensor:
+    """Zeros of ``shape`` with ``g`` put at ``index`` along ``axis`` (added up when ``accumulate``)."""
+    from .indexing import index_backward
+
+    return index_backward(g, shape, along_axis_key(index, axis), True if accumulate else "unique")
+
+
+def _float_check(a: Tensor, message: str) -> None:
+    if a._data.dtype.kind not in "fc":
+        from .._dtype import scalar_type_name
+
+        raise RuntimeError(message.format(scalar_type_name(a._data.dtype)))
+
+
+def _check_nonempty_reduction(name: str, a: Tensor, axes, dim_given: bool, exc=IndexError) -> None:
+    """torch's errors for max-like reductions (no identity) over empty dims."""
+    shape = a._data.shape
+    if not dim_given:
+        if a._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction "
+                "dim with the 'dim' argument."
+            )
+        return
+    for ax in axes:
+        if shape and shape[ax] == 0:
+            raise exc(f"{name}(): Expected reduction dim {ax} to have non-zero size.")
+
+
+# ------------------------------------------------------------------ prod
+
+
+def _prod_others(a: Tensor, axis: int) -> Tensor:
+    """For each element, the product of the other elements along ``axis``, safe with zeros.
+
+    PyTorch's prod_safe_zeros_backward: exclusive cumulative products from the front and
+    from the back, multiplied: [a, b, c] -> [1, a, ab] * [bc, c, 1] = [bc, ac, ab].
+    Written with differentiable ops, so second derivatives at zeros are right too.
+    """
+    shape = a._data.shape
+    n = shape[axis]
+    front = cumprod(_pad_front_with_one(_slice(a, axis, 0, n - 1), axis, shape), axis)
+    back = _flip(cumprod(_pad_front_with_one(_flip(_slice(a, axis, 1, n), axis), axis, shape), axis), axis)
+    return front * back
+
+
+def _prod_backward(g: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
+    """prod_backward (FunctionsManual.cpp): grad * result / input without zeros, else the zero-safe form."""
+    ad = a._data
+    if ad.ndim == 0:
+        return g
+    if not (ad == 0).any():
+        return g * (result / a)
+    if axis is None:
+        return (g * _prod_others(a.reshape(-1), 0)).reshape(ad.shape)
+    return g * _prod_others(a, axis)
+
+
+@register
+class ProdBackward0(Op):
+    """prod(input) over all elements; int/bool inputs give int64. Gradient: see _prod_backward."""
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, dtype):
+        return xp.asarray(a.prod(dtype=dtype))
+
+    def backward(self, g):
+        a, _ = self.saved()
+        return (_prod_backward(g, a, self.saved_result(), None),)
+
+
+@register
+class ProdBackward1(Op):
+    """prod(input, dim, keepdim); the gradient is _prod_backward along ``dim``."""
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, axis, keepdim, dtype):
+        if a.ndim == 0:
+            return a.astype(dtype) if dtype is not None else a.copy()
+        return xp.asarray(a.prod(axis=axis, keepdims=keepdim, dtype=dtype))
+
+    def backward(self, g):
+        a, _ = self.saved()
+        axis, keepdim, _ = self._params
+        result = self.saved_result()
+        if a._data.ndim and not keepdim:
+            g, result = g.unsqueeze(axis), result.unsqueeze(axis)
+        return (_prod_backward(g, a, result, axis),)
+
+
+def prod(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """torch.prod(input, *, dtype) / torch.prod(input, dim: int, keepdim=False, *, dtype)."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(
+            f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one "
+            "of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n"
+        )
+    dt = _sum_dtype(a, dtype)
+    if dim is None:
+        return apply(ProdBackward0, (a,), (dt,))
+    axis = _wrap_dim(dim, a._data.ndim)
+    return apply(ProdBackward1, (a,), (axis, keepdim, dt))
+
+
+# ------------------------------------------------------------------ amax / amin / argmax / argmin
+
+
+class _AmaxAmin(Op):
+    """amax/amin(input, dim=(), keepdim): the gradient is split evenly among the extremal elements.
+
+    derivatives.yaml: scale_grad_by_count(restore_reduced_dims(grad), restore_reduced_dims(result) == self, dim).
+    """
+
+    save_inputs = True
+    save_result = True
+    reduce = None
+
+    @classmethod
+    def forward(cls, a, axes, keepdim):
+        if a.ndim == 0:
+            return a.copy()
+        return xp.asarray(cls.reduce(a, axis=axes, keepdims=keepdim))
+
+    def backward(self, g):
+        a, r = self.saved()
+        axes, keepdim = self._params
+        rd = r._data if keepdim else xp.expand_dims(r._data, axes)
+        mask = a._data == rd
+        count = mask.sum(axis=axes, keepdims=True)
+        return (_unsqueeze_to(g, axes, keepdim) * _const((mask / count).astype(a._data.dtype)),)
+
+
+@register
+class AmaxBackward0(_AmaxAmin):
+    reduce = staticmethod(xp.max)
+
+
+@register
+class AminBackward0(_AmaxAmin):
+    reduce = staticmethod(xp.min)
+
+
+def _empty_dims_given(a: Tensor, dim) -> list:
+    """The dims, as the caller wrote them and in their order, that are empty (torch's messages print them raw)."""
+    d = a._data
+    if not d.ndim:
+        return []
+    return [x for x in (dim if isinstance(dim, (list, tuple)) else (dim,)) if d.shape[_wrap_dim(x, d.ndim)] == 0]
+
+
+def _amax_amin(op, name, a: Tensor, dim, keepdim):
+    axes = _reduce_axes(a, dim) if a._data.ndim else (_dims(dim, 0) if dim is not None else ())
+    if not _nonempty(dim):
+        _check_nonempty_reduction(name, a, axes, False)
+    else:
+        empty = _empty_dims_given(a, dim)
+        if empty:
+            raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    return apply(op, (a,), (axes, keepdim))
+
+
+def amax(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    return _amax_amin(AmaxBackward0, "amax", a, dim, keepdim)
+
+
+def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    return _amax_amin(AminBackward0, "amin", a, dim, keepdim)
+
+
+def _arg(name, pick, a: Tensor, dim, keepdim):
+    d = a._data
+    if dim is None:
+        if d.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        out = xp.asarray(pick(d.reshape(-1)), dtype=xp.int64)
+        return wrap(out.reshape((1,) * d.ndim) if keepdim else out)
+    axis = _wrap_dim(dim, d.ndim)
+    if d.ndim == 0:
+        return wrap(xp.zeros((), dtype=xp.int64))
+    if d.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    if d.size == 0:
+        shape = list(d.shape)
+        if keepdim:
+            shape[axis] = 1
+        else:
+            del shape[axis]
+        return wrap(xp.zeros(shape, dtype=xp.int64))
+    return wrap(pick(d, axis=axis, keepdims=keepdim).astype(xp.int64))
+
+
+def argmax(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the (first) maximum; NaN counts as the maximum, as in torch."""
+    return _arg("argmax", xp.argmax, a, dim, keepdim)
+
+
+def argmin(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _arg("argmin", xp.argmin, a, dim, keepdim)
+
+
+# ------------------------------------------------------------------ var / std
+
+
+_DOF_WARNING = (
+    "{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input numel "
+    "divided by output numel). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)"
+)
+
+
+def _var_array(a, axes, correction, keepdim):
+    n = _numel(tuple(a.shape[ax] for ax in axes))
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if n == 0:
+            shape = tuple(1 if i in axes else s for i, s in enumerate(a.shape)) if keepdim else tuple(
+                s for i, s in enumerate(a.shape) if i not in axes
+            )
+            return xp.full(shape, xp.nan, dtype=a.dtype)
+        mean = a.mean(axis=axes, keepdims=True)
+        ss = ((a - mean) ** 2).sum(axis=axes, keepdims=keepdim)
+        dof = n - correction
+        return xp.asarray(ss / (dof if dof > 0 else 0), dtype=a.dtype)
+
+
+def _var_backward(g: Tensor, a: Tensor, axes: tuple, correction, keepdim: bool, full: bool) -> Tensor:
+    """var_backward (FunctionsManual.cpp): (2 / (N - correction)) * grad * (self - self.mean(dim, keepdim=True)).
+
+    Without a dim (or on a 0-d input) and N - correction <= 0 torch returns grad * (NaN where
+    self equals its mean, else inf); with a dim it keeps the formula (inf for 0, negative below).
+    """
+    shape = a._data.shape
+    n = _numel(tuple(shape[ax] for ax in axes))
+    g = _unsqueeze_to(g, axes, keepdim)
+    dof = n - correction
+    if full and dof <= 0:
+        ad = a._data
+        eq = ad == ad.mean() if ad.size else xp.zeros(shape, bool)
+        return g * _const(xp.where(eq, xp.nan, xp.inf).astype(ad.dtype))
+    scale = 2.0 / dof if dof != 0 else math.inf  # C++'s 2.0 / 0.0
+    centred = a - mean(a, list(axes), keepdim=True) if axes else a - a
+    return g * scale * centred
+
+
+def _defined(g: Tensor) -> bool:
+    """Whether an output gradient of a multi-output node carries anything.
+
+    torch skips an output's term when its gradient is undefined (the output was not used);
+    dyngrad's engine passes zeros instead, so a constant all-zero gradient is skipped: the
+    two differ only where the skipped term would be NaN or infinite (e.g. var with dof <= 0).
+    """
+    return g._requires_grad or bool(g._data.any())
+
+
+def _std_backward(g: Tensor, std: Tensor, a: Tensor, axes, correction, keepdim, full) -> Tensor:
+    """std_backward: var_backward((grad / (2 * result)).masked_fill(result == 0, 0), ...)."""
+    from .pointwise import where_
+
+    zero = std._data == 0
+    gv = where_(_const(zero), 0.0, g / (std * 2)) if zero.any() else g / (std * 2)
+    return _var_backward(gv, a, axes, correction, keepdim, full)
+
+
+@register
+class VarBackward0(Op):
+    """var(input, dim, correction, keepdim). Gradient: _var_backward."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, axes, correction, keepdim, full):
+        return _var_array(a, axes, correction, keepdim)
+
+    def backward(self, g):
+        (a,) = self.saved()
+        axes, correction, keepdim, full = self._params
+        return (_var_backward(g, a, axes, correction, keepdim, full),)
+
+
+@register
+class StdBackward0(Op):
+    """std(input, dim, correction, keepdim) = sqrt(var). Gradient: _std_backward (0 where std is 0)."""
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, axes, correction, keepdim, full):
+        return xp.sqrt(_var_array(a, axes, correction, keepdim))
+
+    def backward(self, g):
+        a, _ = self.saved()
+        axes, correction, keepdim, full = self._params
+        return (_std_backward(g, self.saved_result(), a, axes, correction, keepdim, full),)
+
+
+def _mean_backward(g: Tensor, shape: tuple, axes: tuple, keepdim: bool) -> Tensor:
+    n = _numel(tuple(shape[ax] for ax in axes))
+    return _unsqueeze_to(g, axes, keepdim).expand(shape) / n
+
+
+@register
+class VarMeanBackward0(Op):
+    """var_mean -> (var, mean): var_backward(grad_var) + mean_backward(grad_mean)."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, axes, correction, keepdim, full):
+        with xp.errstate(invalid="ignore"):
+            m = a.mean(axis=axes, keepdims=keepdim) if a.size else _var_array(a, axes, 0, keepdim)
+        return _var_array(a, axes, correction, keepdim), xp.asarray(m, dtype=a.dtype)
+
+    def backward(self, gv, gm):
+        (a,) = self.saved()
+        axes, correction, keepdim, full = self._params
+        parts = []
+        if _defined(gv):
+            parts.append(_var_backward(gv, a, axes, correction, keepdim, full))
+        if _defined(gm) or not parts:
+            parts.append(_mean_backward(gm, a._data.shape, axes, keepdim))
+        return (parts[0] + parts[1] if len(parts) == 2 else parts[0],)
+
+
+@register
+class StdMeanBackward0(Op):
+    """std_mean -> (std, mean): std_backward(grad_std) + mean_backward(grad_mean)."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, axes, correction, keepdim, full):
+        v, m = VarMeanBackward0.forward(a, axes, correction, keepdim, full)
+        return xp.sqrt(v), m
+
+    def backward(self, gs, gm):
+        (a,) = self.saved()
+        axes, correction, keepdim, full = self._params
+        parts = []
+        if _defined(gs):
+            # the std output, recomputed from the input (differentiably, for higher derivatives)
+            from .pointwise import sqrt
+
+            std = sqrt(apply(VarBackward0, (a,), (axes, correction, keepdim, full)))
+            parts.append(_std_backward(gs, std, a, axes, correction, keepdim, full))
+        if _defined(gm) or not parts:
+            parts.append(_mean_backward(gm, a._data.shape, axes, keepdim))
+        return (parts[0] + parts[1] if len(parts) == 2 else parts[0],)
+
+
+def _var_args(name: str, a: Tensor, dim, unbiased, correction):
+    """Sort out torch's overloads: (dim, unbiased, keepdim), (unbiased), (dim, *, correction, keepdim)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if a._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    axes = _reduce_axes(a, dim) if a._data.ndim else (_dims(dim, 0) if dim is not None else ())
+    n = _numel(tuple(a._data.shape[ax] for ax in axes))
+    if n - correction <= 0:
+        warnings.warn(_DOF_WARNING.format(name), UserWarning, stacklevel=3)
+    return axes, correction, dim is None or a._data.ndim == 0
+
+
+def var(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    axes, correction, full = _var_args("var", a, dim, unbiased, correction)
+    return apply(VarBackward0, (a,), (axes, correction, keepdim, full))
+
+
+def std(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    axes, correction, full = _var_args("std", a, dim, unbiased, correction)
+    return apply(StdBackward0, (a,), (axes, correction, keepdim, full))
+
+
+def var_mean(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    axes, correction, full = _var_args("var_mean", a, dim, unbiased, correction)
+    return apply_multi(VarMeanBackward0, (a,), (axes, correction, keepdim, full))
+
+
+def std_mean(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    axes, correction, full = _var_args("std_mean", a, dim, unbiased, correction)
+    return apply_multi(StdMeanBackward0, (a,), (axes, correction, keepdim, full))
+
+
+# ------------------------------------------------------------------ norms
+
+
+def _vector_norm_array(a, ord, axes, keepdim):
+    x = xp.abs(a)
+    if ord == 2:
+        return xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
+    if ord == math.inf:
+        return x.max(axis=axes, keepdims=keepdim) if x.size else xp.zeros_like(x.sum(axis=axes, keepdims=keepdim))
+    if ord == -math.inf:
+        return x.min(axis=axes, keepdims=keepdim) if x.size else xp.zeros_like(x.sum(axis=axes, keepdims=keepdim))
+    if ord == 0:
+        return (x != 0).sum(axis=axes, keepdims=keepdim).astype(a.dtype)
+    if ord == 1:
+        return x.sum(axis=axes, keepdims=keepdim)
+    with xp.errstate(divide="ignore"):
+        return (x**ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
+
+
+@register
+class LinalgVectorNormBackward0(Op):
+    """linalg.vector_norm(x, ord, dim, keepdim): the p-norm of |x| over ``dim``.
+
+    Gradient: norm_backward (FunctionsManual.cpp): ord 0 none; ord 1 sgn(x) * grad; ord 2
+    grad * x / norm with 0 where the norm is 0; ord inf split evenly among the elements whose
+    |x| equals the norm; otherwise sgn(x) |x|^(p-1) grad / norm^(p-1) (0 where the norm is 0).
+    """
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, ord, axes, keepdim, dtype):
+        if dtype is not None:
+            a = a.astype(dtype)
+        if a.ndim == 0:
+            return _vector_norm_array(a.reshape(1), ord, 0, False).reshape(())
+        return xp.asarray(_vector_norm_array(a, ord, axes, keepdim), dtype=a.dtype)
+
+    def backward(self, g):
+        from .pointwise import where_
+
+        a, _ = self.saved()
+        p, axes, keepdim, dtype = self._params
+        norm = self.saved_result()
+        if dtype is not None and a._data.dtype != norm._data.dtype:
+            from .shape import to
+
+            a = to(a, norm.dtype)
+        ad = a._data
+        if ad.ndim and not keepdim:
+            g, norm = _unsqueeze_to(g, axes, False), _unsqueeze_to(norm, axes, False)
+        nd = norm._data
+        sgn = _const(xp.sign(ad))
+        if p == 0:
+            return (None,)
+        if p == 1:
+            return (sgn * g,)
+        if p == 2:
+            zero = nd == 0
+            ratio = a / norm
+            return (g * (where_(_const(zero), 0.0, ratio) if zero.any() else ratio),)
+        if math.isinf(p):
+            mask = (xp.abs(ad) == nd) | xp.isnan(ad)
+            count = mask.sum(axis=axes if ad.ndim else None, keepdims=True)
+            return (sgn * (g / _const(count.astype(ad.dtype)) * _const(mask.astype(ad.dtype))),)
+        from .pointwise import abs as abs_
+
+        if p < 1:
+            powed = abs_(a) ** (p - 1)
+            scaled = sgn * where_(_const(ad == 0), 0.0, powed)
+            return (scaled * g * norm ** (1 - p),)
+        scaled = sgn * abs_(a) ** (p - 1) if p < 2 else a * abs_(a) ** (p - 2)
+        scale = g / norm ** (p - 1)
+        zero = nd == 0
+        if zero.any():
+            scale = where_(_const(zero), 0.0, scale)
+        return (scaled * scale,)
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """torch.linalg.vector_norm; ``dtype`` computes in that dtype."""
+    from .._dtype import to_numpy
+
+    _float_check(x, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}")
+    ord = float(ord)
+    d = x._data
+    axes = _reduce_axes(x, dim) if d.ndim else (_dims(dim, 0) if dim is not None and _nonempty(dim) else ())
+    if ord < 0 or math.isinf(ord):
+        if dim is None or not _nonempty(dim):
+            if d.size == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because the operation "
+                    "does not have an identity"
+                )
+        else:
+            empty = _empty_dims_given(x, dim)
+            if empty:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {empty[0]}because this "
+                    "dimension is empty and the operation does not have an identity"
+                )
+    dt = to_numpy(dtype) if dtype is not None else None
+    return apply(LinalgVectorNormBackward0, (x,), (ord, axes, keepdim, dt))
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+    """torch.linalg.matrix_norm for ord 'fro', inf, -inf, 1, -1 (composites of vector_norm and amax/amin)."""
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _float_check(A, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {}")
+    d0, d1 = (_wrap_dim(d, A._data.ndim) for d in dim)
+    if isinstance(ord, str):
+        if ord == "fro":
+            return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+        if ord == "nuc":
+            raise NotImplementedError("linalg.matrix_norm(ord='nuc') needs an SVD, which dyngrad does not have yet")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if ord in (2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm(ord={ord}) needs an SVD, which dyngrad does not have yet")
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if math.isinf(ord):
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    col = vector_norm(A, 1, d0, keepdim, dtype=dtype)
+    if ord > 0 and col._data.shape[d1] == 0:
+        # the largest of no non-negative numbers: torch returns zeros (not recorded) instead of amax's error
+        shape = list(col._data.shape)
+        if keepdim:
+            shape[d1] = 1
+        else:
+            del shape[d1]
+        return wrap(xp.zeros(shape, dtype=col._data.dtype))
+    return (amax if ord > 0 else amin)(col, d1, keepdim)
+
+
+def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """torch.linalg.norm: a vector norm, or a matrix norm for a string ord or a 2-tuple dim."""
+    if dim is not None and isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(ord, str) or (ord is not None and dim is None and A._data.ndim == 2) or (
+        dim is not None and len(dim) == 2
+    ):
+        if ord is None:
+            ord = "fro"
+        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """torch.norm / Tensor.norm: 'fro' and numbers are vector norms, 'nuc' a matrix norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "fro" or p is None:
+        if dim is not None and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(x) for x in dim)}")
+        return vector_norm(a, 2, dim, keepdim, dtype=dtype)
+    if p == "nuc":
+        return matrix_norm(a, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): invalid norm type {p}")
+    return vector_norm(a, p, dim, keepdim, dtype=dtype)
+
+
+# ------------------------------------------------------------------ logsumexp
+
+
+# Values spanning less than this can share one shift (the global max) without exp underflowing to 0:
+# two full reductions (max, min) cost far less than a max along a dim of a small array.
+_LSE_SPAN = {xp.dtype(xp.float32): 30.0, xp.dtype(xp.float64): 300.0}
+
+
+def _logsumexp_array(a, axes, keepdim):
+    if a.size:
+        hi = a.max()
+        if hi - a.min() < _LSE_SPAN.get(a.dtype, 0.0):  # False for NaN and infinities
+            s = xp.exp(a - hi).sum(axis=axes, keepdims=keepdim)
+            return xp.log(s) + hi
+    m = a.max(axis=axes, keepdims=True) if a.size else None
+    if m is not None and xp.isfinite(m).all():  # the common case, without error-state bookkeeping
+        s = xp.exp(a - m).sum(axis=axes, keepdims=keepdim)
+        return xp.log(s) + m.reshape(s.shape)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if m is None:  # empty: log(0) = -inf
+            return xp.log(xp.exp(a).sum(axis=axes, keepdims=keepdim))
+        m = xp.where(xp.isinf(m), 0, m)  # infinite maxima: shift by 0 so inf - inf never appears
+        s = xp.exp(a - m).sum(axis=axes, keepdims=keepdim)
+        return xp.log(s) + m.reshape(s.shape)
+
+
+@register
+class LogsumexpBackward0(Op):
+    """logsumexp(input, dim, keepdim) = log(sum(exp(x))), computed stably.
+
+    Gradient (logsumexp_backward): grad * exp(self - result); NaN where the result is
+    infinite and self equals it (inf - inf), as in torch.
+    """
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, axes, keepdim, kept_shape):
+        if a.ndim == 0:
+            return a.copy()
+        return _logsumexp_array(a, axes, keepdim)
+
+    def backward(self, g):
+        a, _ = self.saved()
+        _, keepdim, kept_shape = self._params
+        r = self.saved_result()
+        if not keepdim:
+            g, r = g.reshape(kept_shape), r.reshape(kept_shape)
+        return (g * (a - r).exp(),)
+
+    def backward_arrays(self, g):
+        a, r = self.saved()
+        kept_shape = self._params[2]
+        rd = r._data.reshape(kept_shape)
+        if xp.isfinite(rd).all():
+            d = a._data - rd
+        else:
+            with xp.errstate(invalid="ignore"):
+                d = a._data - rd
+        return (wrap(xp.exp(d) * g.reshape(kept_shape)),)
+
+
+def logsumexp(a: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """torch.logsumexp(input, dim, keepdim=False); integer inputs give the default float dtype."""
+    d = a._data
+    if not _nonempty(dim) and not keepdim and d.ndim and d.size:
+        # torch 2.13 writes its keepdim-shaped result into a 0-d output for dim=() and fails
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join('1' * d.ndim)}]")
+    if d.dtype.kind not in "fc":
+        from .._dtype import default_float_np
+
+        a = wrap(d.astype(default_float_np()))
+    axes = _reduce_axes(a, dim) if d.ndim else (_dims(dim, 0) if _nonempty(dim) else ())
+    kept = tuple(1 if i in axes else n for i, n in enumerate(d.shape))
+    return apply(LogsumexpBackward0, (a,), (axes, keepdim, kept))
+
+
+# ------------------------------------------------------------------ cumulative ops
+
+
+def _cum_dtype(a: Tensor, dtype):
+    if dtype is not None:
+        from .._dtype import to_numpy
+
+        return to_numpy(dtype)
+    return xp.int64 if a._data.dtype.kind in "biu" else a._data.dtype
+
+
+def _reversed_cumsum(t: Tensor, axis: int) -> Tensor:
+    return _flip(cumsum(_flip(t, axis), axis), axis)
+
+
+@register
+class CumsumBackward0(Op):
+    """cumsum(input, dim): the gradient is the reversed cumulative sum of grad (cumsum_backward)."""
+
+    @staticmethod
+    def forward(a, axis, dtype):
+        if a.ndim == 0:
+            return a.astype(dtype)
+        return xp.cumsum(a, axis=axis, dtype=dtype)
+
+    def backward(self, g):
+        axis, _ = self._params
+        shape = g._data.shape
+        if g._data.size <= 1 or shape[axis] == 1:
+            return (g,)
+        return (_reversed_cumsum(g, axis),)
+
+    def backward_arrays(self, g):
+        axis, _ = self._params
+        if g.ndim == 0:
+            return (wrap(g),)
+        return (wrap(xp.flip(xp.cumsum(xp.flip(g, axis), axis=axis), axis)),)
+
+
+def cumsum(a: Tensor, dim, *, dtype=None) -> Tensor:
+    axis = _wrap_dim(dim, a._data.ndim)
+    return apply(CumsumBackward0, (a,), (axis, _cum_dtype(a, dtype)))
+
+
+@register
+class CumprodBackward0(Op):
+    """cumprod(input, dim).
+
+    Gradient (cumprod_backward): without zeros, reversed_cumsum(grad * result) / input;
+    with zeros, for each k the sum over i >= k of grad_i times the product of input[:i+1]
+    without input[k] (torch's O(n^2) differentiable form, which is also what it uses for
+    second derivatives).
+    """
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, axis, dtype):
+        if a.ndim == 0:
+            return a.astype(dtype)
+        return xp.cumprod(a, axis=axis, dtype=dtype)
+
+    def backward(self, g):
+        from .shape import stack
+
+        a, _ = self.saved()
+        axis, _ = self._params
+        ad = a._data
+        if ad.size <= 1 or ad.shape[axis] == 1:
+            return (g,)
+        if not (ad == 0).any():
+            return (_reversed_cumsum(g * self.saved_result(), axis) / a,)
+        n = ad.shape[axis]
+        parts = []
+        for k in range(n):
+            gk = _slice(g, axis, k, k + 1)
+            before = prod(_slice(a, axis, 0, k), axis, keepdim=True) if k else None
+            if k + 1 < n:
+                after = cumprod(_slice(a, axis, k + 1, n), axis)
+                if before is not None:
+                    after = after * before
+                rest = sum(_slice(g, axis, k + 1, n) * after, axis, keepdim=True)
+                gk = gk * before + rest if before is not None else gk + rest
+            else:
+                gk = gk * before
+            parts.append(gk.squeeze(axis))
+        return (stack(parts, axis),)
+
+
+def cumprod(a: Tensor, dim, *, dtype=None) -> Tensor:
+    axis = _wrap_dim(dim, a._data.ndim)
+    return apply(CumprodBackward0, (a,), (axis, _cum_dtype(a, dtype)))
+
+
+class _CumMaxMin(Op):
+    """cummax/cummin(input, dim) -> (values, indices); an index is the last position of the running extreme.
+
+    Gradient (cummaxmin_backward): zeros.scatter_add(dim, indices, grad).
+    """
+
+    save_inputs = True
+    accumulate = None
+
+    @classmethod
+    def forward(cls, a, axis):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        values = cls.accumulate(a, axis=axis)
+        shape = [1] * a.ndim
+        shape[axis] = a.shape[axis]
+        pos = xp.arange(a.shape[axis]).reshape(shape)
+        hit = (a == values) | (xp.isnan(a) if a.dtype.kind in "fc" else False)
+        idx = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=axis) if a.size else xp.zeros(a.shape, xp.int64)
+        return values, idx.astype(xp.int64)
+
+    def backward(self, g, _gi):
+        (a,) = self.saved()
+        (axis,) = self._params
+        if a._data.ndim == 0:
+            return (g,)
+        return (_scatter(g, a._data.shape, axis, self._indices, accumulate=True),)
+
+
+@register
+class CummaxBackward0(_CumMaxMin):
+    accumulate = staticmethod(xp.fmax.accumulate)
+
+
+@register
+class CumminBackward0(_CumMaxMin):
+    accumulate = staticmethod(xp.fmin.accumulate)
+
+
+def _cummaxmin(op, name, a: Tensor, dim):
+    axis = _wrap_dim(dim, a._data.ndim)
+    values, indices = apply_multi(op, (a,), (axis,))
+    if values._grad_fn is not None:
+        values._grad_fn._indices = indices._data
+    return values_indices(values, indices, name)
+
+
+def cummax(a: Tensor, dim):
+    return _cummaxmin(CummaxBackward0, "cummax", a, dim)
+
+
+def cummin(a: Tensor, dim):
+    return _cummaxmin(CumminBackward0, "cummin", a, dim)
+
+
+# ------------------------------------------------------------------ nan-ignoring reductions
+
+
+@register
+class NansumBackward0(Op):
+    """nansum(input, dim, keepdim): sum treating NaN as 0; gradient grad * ~isnan(input)."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, axes, keepdim, dtype):
+        return xp.asarray(xp.nansum(a, axis=axes, keepdims=keepdim, dtype=dtype))
+
+    def backward(self, g):
+        (a,) = self.saved()
+        axes, keepdim, _ = self._params
+        ad = a._data
+        keep = _const((~xp.isnan(ad)).astype(ad.dtype))
+        return (_unsqueeze_to(g, axes, keepdim).expand(ad.shape) * keep,)
+
+
+def nansum(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    axes = _reduce_axes(a, dim) if a._data.ndim else (_dims(dim, 0) if dim is not None and _nonempty(dim) else ())
+    return apply(NansumBackward0, (a,), (axes, keepdim, _sum_dtype(a, dtype)))
+
+
+def nanmean(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """nansum / number of non-NaN elements (torch records it as a DivBackward0)."""
+    from .pointwise import div
+
+    if dtype is not None:
+        a = a.to(dtype)
+    _float_check(a, "nanmean(): expected input to have floating point or complex dtype but got {}")
+    count = wrap(xp.asarray((~xp.isnan(a._data)).sum(axis=_reduce_axes(a, dim), keepdims=keepdim)))
+    return div(nansum(a, dim, keepdim), count)
+
+
+# ------------------------------------------------------------------ logical reductions
+
+
+def _logical(name, fn, a: Tensor, dim, keepdim):
+    d = a._data
+    out_dtype = xp.uint8 if d.dtype == xp.uint8 else xp.bool_
+    axes = _reduce_axes(a, dim) if dim is not None else None
+    if d.ndim == 0:
+        return wrap(xp.asarray(fn(d), dtype=out_dtype))
+    return wrap(xp.asarray(fn(d, axis=axes, keepdims=keepdim), dtype=out_dtype))
+
+
+def all(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return _logical("all", xp.all, a, dim, keepdim)
+
+
+def any(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return _logical("any", xp.any, a, dim, keepdim)
+
+
+def count_nonzero(a: Tensor, dim=None) -> Tensor:
+    d = a._data
+    axes = _reduce_axes(a, dim) if dim is not None else None
+    return wrap(xp.asarray(xp.count_nonzero(d, axis=axes), dtype=xp.int64))
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
-EXPORTS: dict = {}
-TENSOR_METHODS: dict = {}
-LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
-FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>
+
+_OPS = dict(
+    prod=prod, amax=amax, amin=amin, argmax=argmax, argmin=argmin, var=var, std=std, norm=norm,
+    logsumexp=logsumexp, cumsum=cumsum, cumprod=cumprod, cummax=cummax, cummin=cummin,
+    nansum=nansum, nanmean=nanmean, all=all, any=any, count_nonzero=count_nonzero,
+)
+EXPORTS: dict = dict(_OPS, var_mean=var_mean, std_mean=std_mean)
+TENSOR_METHODS: dict = dict(_OPS)
+LINALG_EXPORTS: dict = dict(vector_norm=vector_norm, matrix_norm=matrix_norm, norm=linalg_norm)
+FUNCTIONAL_EXPORTS: dict = {}

@@ -24,10 +24,12 @@ import weakref
 from .._backend import xp
 from .._tensor import Tensor, wrap
 from ..autograd import anomaly_mode, saved_hooks
+from ..autograd import forward_ad as _fw_ad
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 
 _new = object.__new__
+_fw = _fw_ad.STATE
 _ndarray = xp.ndarray
 _asarray = xp.asarray
 
@@ -113,6 +115,9 @@ _NO_EDGE = (None, 0)
 def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = None) -> Tensor:
     """Run ``op`` on ``inputs`` (Tensors or Python scalars) and record it when needed.
 
+    While a forward-AD dual level is active and an input carries a tangent, the result
+    gets its tangent too (see autograd/forward_ad.py).
+
     ``arrays`` lets a caller pass the inputs' arrays already cast to the promoted dtype.
     This is the hot path of every op: it is written for speed (one pass over the inputs).
     """
@@ -124,6 +129,8 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         raise _translate(e, arrays) from None
     if type(out) is not _ndarray:  # NumPy turns 0-d results into scalars
         out = _asarray(out)
+    if _fw.active and _fw_ad.has_tangent(inputs):
+        return _with_tangent(op, inputs, params, arrays, out)
     if not _state.enabled:
         t = _new(Tensor)  # wrap(), inlined on this hot path
         t._data = out
@@ -185,8 +192,28 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     return result
 
 
+def _with_tangent(op, inputs, params, arrays, out) -> Tensor:
+    """apply() for a dual input: the usual result, plus its tangent."""
+    prev = _fw.active
+    _fw.active = False
+    try:
+        result = apply(op, inputs, params, arrays)
+    finally:
+        _fw.active = prev
+    _fw_ad.attach((result,), _fw_ad.tangents_of(op, inputs, params, arrays, result))
+    return result
+
+
 def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     """Like ``apply`` for an op whose forward returns several arrays (one node, several outputs)."""
+    if _fw.active and _fw_ad.has_tangent(inputs):
+        _fw.active = False
+        try:
+            results = apply_multi(op, inputs, params)
+        finally:
+            _fw.active = True
+        _fw_ad.attach(results, _fw_ad.tangents_of(op, inputs, params, None, tuple(results)))
+        return results
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     outs = op.forward(*arrays, *params)
     needs = False
@@ -202,6 +229,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     if params:
         node._params = params
     node._meta = tuple([(o.shape, o.dtype) for o in outs])
+    if len(outs) == 2 and outs[1].dtype.kind in "iu":
+        node._indices = outs[1]  # (values, indices) ops route their gradient through the indices
     node._saved = inputs if op.save_inputs else ()
     if op.save_inputs:
         node._versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]

@@ -6,8 +6,12 @@ is the inverse movement of the gradient (derivatives.yaml).
 
 from __future__ import annotations
 
+from weakref import ref as _weakref
+
 from .._backend import sum_to_shape, xp
+from .._dtype import scalar_type_name as _scalar_name
 from .._tensor import Size, Tensor, _wrap_dim, wrap
+from ..autograd.grad_mode import _state as _grad_state
 from .registry import Op, apply, register
 
 
@@ -105,8 +109,31 @@ def view(a: Tensor, *shape) -> Tensor:
 
 
 def _mark_view(out: Tensor, a: Tensor) -> Tensor:
+    """Make ``out`` a view of ``a``: the same version counter and base (the root of a chain of views).
+
+    Two of torch's view rules are recorded here for the in-place checks (inplace.py): a view of an
+    output of a multi-view op (split, unbind) inherits its restriction, and a view made in no_grad mode
+    of a tensor that requires grad may not be modified in grad mode.
+    """
     out._vc = a._vc
-    out._base = a if a._base is None else a._base
+    base = a._base
+    if base is None:
+        base = a
+    elif getattr(a, "_multi_view", False):
+        out._multi_view = True
+    out._base = base
+    if _grad_state.enabled:
+        if base._requires_grad and base._grad_fn is None:
+            return out  # a leaf that requires grad cannot be changed in place in grad mode: nothing to re-derive
+        # the base lists its views (weakly) so that an in-place op can re-derive their history
+        views = base.__dict__.get("_views")
+        if views is None:
+            views = base._views = []
+        elif len(views) >= 64 and not len(views) & 63:
+            views[:] = [r for r in views if r() is not None]
+        views.append(_weakref(out))
+    elif base._requires_grad:
+        out._no_grad_view = True
     return out
 
 
@@ -272,13 +299,14 @@ def expand(a: Tensor, *sizes) -> Tensor:
     shape = a._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): the "
+            f"expand(torch.{_scalar_name(a._data.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): the "
             "number of sizes provided ("
             f"{len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
     target = list(sizes)
-    for i, n in enumerate(shape):
+    for i in reversed(range(len(shape))):  # torch checks from the last dim
+        n = shape[i]
         want = sizes[lead + i]
         if want == -1:
             target[lead + i] = n
@@ -384,9 +412,7 @@ def unbind(a: Tensor, dim: int = 0) -> tuple:
 
     d = _wrap_dim(dim, a._data.ndim)
     outs = apply_multi(UnbindBackward0, (a,), (d,))
-    for out in outs:
-        _mark_view(out, a)
-    return outs
+    return _mark_multi_view(outs, a, "UnbindBackward0")
 
 
 @register
@@ -426,10 +452,841 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return apply(StackBackward0, tensors, (d,), arrays)
 
 
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _as_view(out: Tensor, a: Tensor) -> Tensor:
+    """Mark ``out`` a view of ``a`` (shared memory and version counter); see ``_mark_view``."""
+    return _mark_view(out, a)
+
+
+def _mark_multi_view(outs, a: Tensor, name: str) -> tuple:
+    """Views returned together by one op (split, chunk, unbind) refuse in-place ops in grad mode, as torch's do."""
+    for out in outs:
+        _mark_view(out, a)
+        if out._requires_grad:
+            out._multi_view = name
+    return outs
+
+
+# ---------------------------------------------------------------- more views
+def unflatten(a: Tensor, dim: int, sizes) -> Tensor:
+    """unflatten(dim, sizes): split one dim into ``sizes`` (a view; ViewBackward0)."""
+    shape = a._data.shape
+    d = _wrap_dim(dim, len(shape))
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    if -1 in sizes:
+        if sizes.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        if known == 0 or shape[d] % known:
+            raise RuntimeError(
+                f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to the size of dim {dim} "
+                f"({shape[d]}) in the input tensor"
+            )
+        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
+    elif known != shape[d]:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to the size of dim {dim} ({shape[d]}) "
+            "in the input tensor"
+        )
+    return view(a, shape[:d] + sizes + shape[d + 1 :])
+
+
+def movedim(a: Tensor, source, destination) -> Tensor:
+    """movedim(source, destination): a permutation (PermuteBackward0)."""
+    n = a._data.ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({_shape_str(src)} dims) should contain the same "
+            f"number of dims as destination ({_shape_str(dst)} dims)"
+        )
+    if n == 0:
+        for s in src + dst:
+            _wrap_dim(s, 0)
+        from .indexing import AliasBackward0
+
+        return _mark_view(apply(AliasBackward0, (a,), ((Ellipsis,), (), False)), a)
+    src = [_wrap_dim(s, n) for s in src]
+    dst = [_wrap_dim(s, n) for s in dst]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({_shape_str(list(source))})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({_shape_str(list(destination))})")
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(a, *order)
+
+
+def broadcast_to(a: Tensor, size) -> Tensor:
+    return expand(a, tuple(size))
+
+
+@register
+class RepeatBackward0(Op):
+    """repeat(*repeats): tile the input; the gradient sums the tiles (derivatives.yaml: repeat_backward)."""
+
+    @staticmethod
+    def forward(a, reps, in_shape):
+        lead = len(reps) - a.ndim
+        return xp.tile(a.reshape((1,) * lead + a.shape), reps)
+
+    def backward(self, g):
+        reps, in_shape = self._params
+        padded = (1,) * (len(reps) - len(in_shape)) + tuple(in_shape)
+        split = []
+        for r, s in zip(reps, padded):
+            split += [r, s]
+        axes = tuple(range(0, 2 * len(reps), 2))
+        from .reduction import sum as _sum
+
+        return (_sum(g.reshape(split), axes).reshape(in_shape),)
+
+
+def repeat(a: Tensor, *reps) -> Tensor:
+    if not reps:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    reps = _parse_shape(reps)
+    if len(reps) < a._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    padded = (1,) * (len(reps) - a._data.ndim) + a._data.shape
+    sizes = [r * n for r, n in zip(reps, padded)]
+    for n in sizes:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {_shape_str(sizes)}")
+    return apply(RepeatBackward0, (a,), (reps, a._data.shape))
+
+
+def tile(a: Tensor, *dims) -> Tensor:
+    reps = _parse_shape(dims)
+    reps = (1,) * (a._data.ndim - len(reps)) + reps
+    return repeat(a, reps)
+
+
+def repeat_interleave(a: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """repeat_interleave(repeats, dim): int repeats as torch's unsqueeze/expand/clone/view; tensor repeats as index_select."""
+    if isinstance(a, Tensor) and repeats is None:  # torch.repeat_interleave(repeats_tensor)
+        counts = a._data
+        return wrap(xp.repeat(xp.arange(counts.size, dtype=xp.int64), counts))
+    if dim is None:
+        a = reshape(a, -1)
+        d = 0
+    elif a._data.ndim == 0:  # torch unsqueezes at dim + 1 first, which a 0-d tensor cannot take
+        _wrap_dim(dim, 0)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    else:
+        d = _wrap_dim(dim, a._data.ndim)
+    if isinstance(repeats, Tensor):
+        counts = repeats._data
+        if counts.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if counts.size == 1:  # one count for every entry
+            counts = xp.full(a._data.shape[d], int(counts.reshape(())), dtype=xp.int64)
+        if counts.size != a._data.shape[d]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{counts.size} and input.size({d}) = {a._data.shape[d]}"
+            )
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        from .indexing import index_select
+
+        idx = wrap(xp.repeat(xp.arange(counts.size, dtype=xp.int64), counts))
+        return index_select(a, d, idx)
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = a._data.shape
+    if not shape:
+        a = reshape(a, 1)
+        shape = (1,)
+    e = expand(unsqueeze(a, d + 1), shape[: d + 1] + (r,) + shape[d + 1 :])
+    return reshape(clone(e), shape[:d] + (shape[d] * r,) + shape[d + 1 :])
+
+
+# ------------------------------------------------------------- cat / split
+@register
+class CatBackward0(Op):
+    """cat(tensors, dim): the gradient is cut back into each input's slice along ``dim``."""
+
+    @staticmethod
+    def forward(*arrays_and_params):
+        *arrays, dim, sizes, shapes = arrays_and_params
+        return xp.concatenate(arrays, axis=dim)
+
+    def backward(self, g):
+        dim, sizes, shapes = self._params
+        grads = []
+        start = 0
+        for i, n in enumerate(sizes):
+            if self.next_functions[i][0] is None:
+                grads.append(None)
+            else:
+                legacy_empty = shapes[i] == (0,) and g._data.ndim != 1
+                grads.append(wrap(xp.zeros((0,), g._data.dtype)) if legacy_empty else narrow(g, dim, start, n))
+            start += n
+        return tuple(grads)
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Join tensors along an existing dim (torch.cat). Legacy 1-D empty tensors are skipped as in torch.
+
+    Raises:
+        ValueError: an empty list; RuntimeError: mismatched sizes (torch's messages).
+    """
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    ref = next((t for t in tensors if t._data.shape != (0,)), tensors[0])
+    nd = ref._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, nd)
+    for i, t in enumerate(tensors):
+        sh = t._data.shape
+        if sh == (0,) and nd != 1:
+            continue
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if len(sh) != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {len(sh)}"
+            )
+        for k in range(nd):
+            if k != d and sh[k] != ref._data.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref._data.shape[k]} but "
+                    f"got size {sh[k]} for tensor number {i} in the list."
+                )
+    from .._dtype import result_type
+
+    npd = result_type(*[t._data for t in tensors])
+    empty = ref._data.shape[:d] + (0,) + ref._data.shape[d + 1 :]
+    # a legacy 1-D empty tensor is skipped by torch; it stays an input of the node (with no gradient)
+    arrays = tuple(
+        xp.zeros(empty, npd) if (t._data.shape == (0,) and nd != 1)
+        else (t._data if t._data.dtype == npd else t._data.astype(npd))
+        for t in tensors
+    )
+    sizes = tuple(x.shape[d] for x in arrays)
+    shapes = tuple(t._data.shape for t in tensors)
+    return apply(CatBackward0, tensors, (d, sizes, shapes), arrays)
+
+
+concat = concatenate = cat
+
+
+def hstack(tensors) -> Tensor:
+    tensors = [atleast_1d(t) for t in tensors]
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors) -> Tensor:
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors) -> Tensor:
+    ts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in tensors]
+    return hstack(ts)
+
+
+def atleast_1d(t: Tensor) -> Tensor:
+    return reshape(t, 1) if t._data.ndim == 0 else t
+
+
+def atleast_2d(t: Tensor) -> Tensor:
+    n = t._data.ndim
+    return reshape(t, 1, 1) if n == 0 else (unsqueeze(t, 0) if n == 1 else t)
+
+
+def atleast_3d(t: Tensor) -> Tensor:
+    n = t._data.ndim
+    if n == 0:
+        return reshape(t, 1, 1, 1)
+    if n == 1:
+        return unsqueeze(unsqueeze(t, 0), -1)
+    if n == 2:
+        return unsqueeze(t, -1)
+    return t
+
+
+class _SplitOp(Op):
+    """The gradients of the pieces are concatenated back (derivatives.yaml: split_backward); a piece that got
+    no gradient counts as zeros."""
+
+    @staticmethod
+    def forward(a, dim, sizes):
+        outs = []
+        start = 0
+        for n in sizes:
+            key = (slice(None),) * dim + (slice(start, start + n),)
+            outs.append(a[key])
+            start += n
+        return tuple(outs)
+
+    def backward(self, *grads):
+        return (cat(grads, self._params[0]),)
+
+
+@register
+class SplitBackward0(_SplitOp):
+    """split(int) and chunk: views of equal pieces (the last may be smaller)."""
+
+
+@register
+class SplitWithSizesBackward0(_SplitOp):
+    """split([sizes]): views of the given sizes."""
+
+
+def _split(a: Tensor, op, d: int, sizes) -> tuple:
+    from .registry import apply_multi
+
+    outs = apply_multi(op, (a,), (d, tuple(sizes)))
+    return _mark_multi_view(outs, a, op.__name__)
+
+
+def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """split(int or [sizes], dim): views (SplitBackward0 / SplitWithSizesBackward0)."""
+    if a._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        for s in sizes:
+            if s < 0:
+                raise RuntimeError(
+                    f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    f"split_sizes={_shape_str(sizes)}"
+                )
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
+                f"but got split_sizes={_shape_str(sizes)}"
+            )
+        return _split(a, SplitWithSizesBackward0, d, sizes)
+    s = int(split_size_or_sections)
+    if s < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+    if s == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    if s == 0:
+        sizes = [0]
+    else:
+        count = max((n + s - 1) // s, 1)
+        sizes = [s] * (count - 1) + [n - s * (count - 1)]
+    return _split(a, SplitBackward0, d, sizes)
+
+
+def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if a._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    size = (n + chunks - 1) // chunks
+    if size == 0 and n == 0:
+        return _split(a, SplitWithSizesBackward0, d, [0] * chunks)
+    return split(a, size, d)
+
+
+def tensor_split(a: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        base, extra = divmod(n, k)
+        sizes = [base + 1] * extra + [base] * (k - extra)
+    else:
+        bounds = [min(max(int(i), 0), n) for i in indices_or_sections]
+        sizes, prev = [], 0
+        for b in bounds:
+            b = max(b, prev)
+            sizes.append(b - prev)
+            prev = b
+        sizes.append(n - prev)
+    return _split(a, SplitWithSizesBackward0, d, sizes)
+
+
+def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
+    """narrow(dim, start, length): a slice view (SliceBackward0)."""
+    if a._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    d = _wrap_dim(dim, a._data.ndim)
+    n = a._data.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    from .indexing import slice_view
+
+    return slice_view(a, d, start, start + length)
+
+
+# ------------------------------------------------------------ flips, rolls
+@register
+class FlipBackward0(Op):
+    """flip(dims): a copy in reverse order; the gradient is flipped back."""
+
+    @staticmethod
+    def forward(a, dims):
+        return xp.flip(a, dims).copy() if dims else a.copy()
+
+    def backward(self, g):
+        return (flip(g, self._params[0]),)
+
+
+def flip(a: Tensor, *dims) -> Tensor:
+    dims = _parse_shape(dims)
+    n = a._data.ndim
+    w = tuple(_wrap_dim(d, n) for d in dims)
+    if len(set(w)) != len(w):
+        raise RuntimeError(f"dim {w[0]} appears multiple times in the list of dims")
+    return apply(FlipBackward0, (a,), (w if n else (),))
+
+
+def fliplr(a: Tensor) -> Tensor:
+    if a._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(a, 1)
+
+
+def flipud(a: Tensor) -> Tensor:
+    if a._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(a, 0)
+
+
+@register
+class RollBackward0(Op):
+    """roll(shifts, dims): the gradient is rolled by the opposite shifts."""
+
+    @staticmethod
+    def forward(a, shifts, dims):
+        if not dims:
+            return xp.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+        return xp.roll(a, shifts, dims)
+
+    def backward(self, g):
+        shifts, dims = self._params
+        return (apply(RollBackward0, (g,), (tuple(-s for s in shifts), dims)),)
+
+
+def roll(a: Tensor, shifts, dims=None) -> Tensor:
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return apply(RollBackward0, (a,), (shifts, ()))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    n = a._data.ndim
+    dims = tuple(_wrap_dim(d, n) for d in dims)
+    if n == 0:
+        return apply(RollBackward0, (a,), (shifts, ()))
+    return apply(RollBackward0, (a,), (shifts, dims))
+
+
+@register
+class Rot90Backward0(Op):
+    """rot90(k, dims): the gradient is rotated by -k."""
+
+    @staticmethod
+    def forward(a, k, dims):
+        return xp.rot90(a, k, dims).copy()
+
+    def backward(self, g):
+        k, dims = self._params
+        return (apply(Rot90Backward0, (g,), (-k, dims)),)
+
+
+def rot90(a: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    dims = tuple(dims)
+    n = a._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = _wrap_dim(dims[0], n), _wrap_dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    return apply(Rot90Backward0, (a,), (k % 4, (d0, d1)))
+
+
+# --------------------------------------------------------------- diagonals
+def _diag_len(shape, offset, d1, d2) -> int:
+    if offset >= 0:
+        return max(min(shape[d1], shape[d2] - offset), 0)
+    return max(min(shape[d1] + offset, shape[d2]), 0)
+
+
+def _diag_embed_array(g, shape, offset, d1, d2):
+    """Zeros of ``shape`` whose (offset, d1, d2) diagonal is ``g`` (diagonal's last dim)."""
+    out = xp.zeros(shape, dtype=g.dtype)
+    view = xp.diagonal(out, offset, d1, d2)
+    view.flags.writeable = True  # NumPy's diagonal views are read-only by policy, not by necessity
+    view[...] = g
+    return out
+
+
+@register
+class DiagonalBackward0(Op):
+    """diagonal(offset, dim1, dim2): a view; the gradient is put back on the diagonal of zeros
+    (derivatives.yaml: diagonal_backward)."""
+
+    @staticmethod
+    def forward(a, offset, d1, d2, in_shape):
+        v = xp.diagonal(a, offset, d1, d2)
+        if a.flags.writeable:  # a view that can be written through, as torch's (NumPy makes it read-only)
+            v.flags.writeable = True
+        return v
+
+    def backward(self, g):
+        offset, d1, d2, shape = self._params
+        return (apply(DiagonalBackwardBackward0, (g,), (shape, offset, d1, d2)),)
+
+
+@register
+class DiagonalBackwardBackward0(Op):
+    """diagonal's backward as an op (zeros with the gradient on a diagonal); its own backward is diagonal."""
+
+    @staticmethod
+    def forward(g, shape, offset, d1, d2):
+        return _diag_embed_array(g, shape, offset, d1, d2)
+
+    def backward(self, gg):
+        shape, offset, d1, d2 = self._params
+        return (xp_diagonal(gg, offset, d1, d2),)
+
+
+class _DiagonalCopy(DiagonalBackward0):
+    @staticmethod
+    def forward(a, offset, d1, d2, in_shape):
+        return xp.diagonal(a, offset, d1, d2).copy()
+
+
+_DiagonalCopy.__name__ = _DiagonalCopy.__qualname__ = "DiagonalBackward0_copy"
+register(_DiagonalCopy)
+
+
+def xp_diagonal(a: Tensor, offset: int, d1: int, d2: int) -> Tensor:
+    return apply(DiagonalBackward0, (a,), (offset, d1, d2, a._data.shape))
+
+
+def diagonal(a: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    n = a._data.ndim
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _mark_view(apply(DiagonalBackward0, (a,), (offset, d1, d2, a._data.shape)), a)
+
+
+@register
+class DiagEmbedBackward0(Op):
+    """diag_embed(offset, dim1, dim2): the last dim placed on a diagonal of zeros; the gradient is that diagonal."""
+
+    @staticmethod
+    def forward(a, offset, d1, d2, out_shape):
+        return _diag_embed_array(xp.moveaxis(a, -1, -1), out_shape, offset, d1, d2)
+
+    def backward(self, g):
+        offset, d1, d2, _ = self._params
+        return (xp_diagonal(g, offset, d1, d2),)
+
+
+def diag_embed(a: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    n = a._data.ndim + 1
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape = list(a._data.shape[:-1]) if a._data.ndim else []
+    m = (a._data.shape[-1] if a._data.ndim else 1) + abs(offset)
+    lo, hi = sorted((d1, d2))
+    shape.insert(lo, m)
+    shape.insert(hi, m)
+    src = a if a._data.ndim else reshape(a, 1)
+    return apply(DiagEmbedBackward0, (src,), (offset, d1, d2, tuple(shape)))
+
+
+def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+    """diag: a 1-D input becomes a matrix (DiagEmbedBackward0); a 2-D input gives its diagonal (a copy)."""
+    n = a._data.ndim
+    if n == 1:
+        return diag_embed(a, diagonal, 0, 1)
+    if n != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{n}D")
+    return apply(_DiagonalCopy, (a,), (diagonal, 0, 1, a._data.shape))
+
+
+@register
+class TriuBackward0(Op):
+    """triu(diagonal): zeros below the diagonal; the gradient is triu of the gradient."""
+
+    @staticmethod
+    def forward(a, k):
+        return xp.triu(a, k)
+
+    def backward(self, g):
+        return (apply(TriuBackward0, (g,), self._params),)
+
+
+@register
+class TrilBackward0(Op):
+    """tril(diagonal): zeros above the diagonal; the gradient is tril of the gradient."""
+
+    @staticmethod
+    def forward(a, k):
+        return xp.tril(a, k)
+
+    def backward(self, g):
+        return (apply(TrilBackward0, (g,), self._params),)
+
+
+def triu(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return apply(TriuBackward0, (a,), (diagonal,))
+
+
+def tril(a: Tensor, diagonal: int = 0) -> Tensor:
+    if a._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return apply(TrilBackward0, (a,), (diagonal,))
+
+
+_MESHGRID_WARNED = []
+
+
+def meshgrid(*tensors, indexing=None) -> tuple:
+    """meshgrid(*tensors, indexing='ij'|'xy'): each 1-D input viewed and expanded (ExpandBackward0)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _MESHGRID_WARNED:
+            import warnings
+
+            _MESHGRID_WARNED.append(True)
+            warnings.warn(
+                "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
+                "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)",
+                UserWarning,
+                stacklevel=2,
+            )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+            )
+    ts = [atleast_1d(t) for t in tensors]
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t._data.shape[0] for t in ts)
+    outs = []
+    for i, t in enumerate(ts):
+        vshape = [1] * len(ts)
+        vshape[i] = shape[i]
+        outs.append(expand(view(t, vshape), shape))
+    if swap:  # 'xy' is 'ij' of the first two inputs swapped, with the first two grids swapped back
+        outs[0], outs[1] = outs[1], outs[0]
+    return tuple(outs)
+
+
+# ----------------------------------------------------------------- padding
+@register
+class ConstantPadNdBackward0(Op):
+    """pad(mode='constant'): the gradient is the gradient cropped back (a pad by the negated amounts);
+    negative pads crop the input and their gradient pads with zeros."""
+
+    @staticmethod
+    def forward(a, pads, value):
+        return _constant_pad_array(a, pads, value)
+
+    def backward(self, g):
+        pads, _ = self._params
+        return (apply(ConstantPadNdBackward0, (g,), (tuple((-lo, -hi) for lo, hi in pads), 0)),)
+
+
+def _constant_pad_array(a, pads, value):
+    """Pad (or crop, for negative amounts) the last ``len(pads)`` dims; ``pads`` is ((lo, hi), ...) per dim."""
+    lead = a.ndim - len(pads)
+    crop = [slice(None)] * lead
+    widths = [(0, 0)] * lead
+    for (lo, hi), n in zip(pads, a.shape[lead:]):
+        crop.append(slice(max(-lo, 0), n - max(-hi, 0)))
+        widths.append((max(lo, 0), max(hi, 0)))
+    if not pads:
+        return a.copy()
+    cropped = a[tuple(crop)]
+    return xp.pad(cropped, widths, mode="constant", constant_values=value)
+
+
+class _IndexPad(Op):
+    """reflect/replicate/circular padding as a gather of the input at computed positions along each padded dim;
+    the gradient adds back into those positions (repeats accumulate)."""
+
+    @staticmethod
+    def forward(a, key, in_shape):
+        return a[key]
+
+    def backward(self, g):
+        from .indexing import index_backward
+
+        key, in_shape = self._params
+        return (index_backward(g, in_shape, key, True),)
+
+
+def _pad_names():
+    out = {}
+    for mode, stem in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
+        for k in (1, 2, 3):
+            name = f"{stem}{k}DBackward0"
+            out[(mode, k)] = register(type(name, (_IndexPad,), {"__doc__": f"pad(mode='{mode}') of {k} dims."}))
+    return out
+
+
+_PAD_OPS = _pad_names()
+
+
+class _CircularPad(_IndexPad):
+    """pad(mode='circular'): torch builds it from slice copies, so its grad_fn is CopySlices."""
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+
+register(_CircularPad)
+_CircularPad.__name__ = _CircularPad.__qualname__ = "CopySlices"
+
+
+def _pad_positions(n: int, lo: int, hi: int, mode: str):
+    pos = xp.arange(-lo, n + hi)
+    if mode == "reflect":
+        period = 2 * (n - 1) if n > 1 else 1
+        pos = xp.abs(pos) % period if n > 1 else xp.zeros_like(pos)
+        pos = xp.where(pos >= n, period - pos, pos)
+    elif mode == "replicate":
+        pos = xp.clip(pos, 0, n - 1)
+    else:
+        pos = pos % n
+    return pos
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # noqa: A002 - torch's names
+    """nn.functional.pad: ``pad`` lists (left, right) amounts from the last dim backwards.
+
+    Modes constant (ConstantPadNdBackward0), reflect (ReflectionPad{1,2,3}DBackward0), replicate
+    (ReplicationPad{1,2,3}DBackward0) and circular (CopySlices). Errors as torch's.
+    """
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    k = len(pad) // 2
+    nd = input._data.ndim
+    if mode == "constant":
+        if k > nd:
+            raise RuntimeError(
+                "Padding length should be less than or equal to two times the input dimension but got padding length "
+                f"{len(pad)} and input of dimension {nd}"
+            )
+        pads = tuple((pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k))
+        shape = input._data.shape
+        for i, (lo, hi) in enumerate(pads):
+            n = shape[nd - k + i]
+            # torch crops with narrow() first, then checks the padded size
+            if n + min(lo, 0) + min(hi, 0) < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+            if n + lo + hi < 0:
+                raise RuntimeError(
+                    f"The input size {n}, plus negative padding {lo} and {hi} resulted in a negative "
+                    f"output size, which is invalid. Check dimension {nd - k + i} of your input."
+                )
+        return apply(ConstantPadNdBackward0, (input,), (pads, 0 if value is None else value))
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {nd}D input tensor.\nSupported combinations for "
+            "non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: "
+            "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
+    shape = input._data.shape
+    positions = []
+    for i in range(k):
+        lo, hi = pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]
+        dim = nd - k + i
+        n = shape[dim]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(
+                "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
+                f"({lo}, {hi}) at dimension {dim} of input {_shape_str(shape)}"
+            )
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        positions.append(_pad_positions(n, lo, hi, mode))
+    key = (Ellipsis,) + tuple(xp.ix_(*positions))
+    op = _CircularPad if mode == "circular" else _PAD_OPS[(mode, k)]
+    return apply(op, (input,), (key, shape))
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
-EXPORTS: dict = {}
-TENSOR_METHODS: dict = {}
+EXPORTS: dict = {
+    name: globals()[name]
+    for name in (
+        "unflatten movedim broadcast_to tile repeat_interleave cat concat concatenate hstack vstack row_stack dstack "
+        "column_stack atleast_1d atleast_2d atleast_3d split chunk tensor_split narrow flip fliplr flipud roll rot90 "
+        "diag diagonal diag_embed triu tril meshgrid expand_as"
+    ).split()
+}
+EXPORTS["moveaxis"] = movedim
+TENSOR_METHODS: dict = {
+    name: globals()[name]
+    for name in (
+        "unflatten movedim broadcast_to repeat tile repeat_interleave split chunk tensor_split narrow flip fliplr "
+        "flipud roll rot90 diag diagonal diag_embed triu tril"
+    ).split()
+}
+TENSOR_METHODS["moveaxis"] = movedim
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
-FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>
+FUNCTIONAL_EXPORTS: dict = {"pad": pad}  # dyngrad.nn.functional.<name>

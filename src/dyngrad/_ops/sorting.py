@@ -1,0 +1,336 @@
+"""Sorting-based ops: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, unique.
+
+Each differentiable op returns values and the indices they came from; the gradient
+is the incoming gradient put back at those indices (derivatives.yaml:
+value_selecting_reduction_backward), except ``median()``/``nanmedian()`` over all
+elements, which split it evenly among the elements equal to the result
+(evenly_distribute_backward). ``unique`` records a node whose backward raises, as torch's.
+
+Sorting is stable, which is what torch's CPU sort does; ``median(dim)`` picks position
+(n - 1) // 2 of the stable order, which matches torch on the inputs we checked. For
+``topk``, ``kthvalue`` and ``mode`` torch picks among tied values in an order set by its
+selection algorithm, so with ties their indices (and where the gradient goes) may differ.
+"""
+
+from __future__ import annotations
+
+from .._backend import along_axis_key, xp
+from .._tensor import Tensor, _wrap_dim, wrap
+from .reduction import _const, _scatter, _unsqueeze_to, values_indices
+from .registry import Op, apply, apply_multi, register
+
+
+def _stable_order(a, axis: int, descending: bool):
+    """Stable argsort along ``axis``; NaN sorts above every number (first when descending), as torch's."""
+    if a.dtype.kind == "b":
+        a = a.astype(xp.int8)
+    if not descending:
+        return xp.argsort(a, axis=axis, kind="stable")
+    if a.dtype.kind == "f" and xp.isnan(a).any():
+        return xp.lexsort((-a, ~xp.isnan(a)), axis=axis)
+    if a.dtype.kind == "u":
+        a = a.astype(xp.int64)
+    return xp.argsort(-a, axis=axis, kind="stable")
+
+
+class _Selecting(Op):
+    """An op whose outputs are (values, indices); the gradient goes back to the indices."""
+
+    # _params hold the reduced axis at ``axis_param``, keepdim at ``keepdim_param`` (None: the
+    # indices keep every dim) and, last, the input's shape; the indices are the node's second
+    # output, which apply_multi keeps on the node as ``_indices``.
+    axis_param = 0
+    keepdim_param = None
+
+    def backward(self, g, _gi):
+        params = self._params
+        shape, axis = params[-1], params[self.axis_param]
+        if len(shape) == 0:
+            return (g,)
+        idx = self._indices
+        keepdim = True if self.keepdim_param is None else params[self.keepdim_param]
+        if not keepdim:
+            g = _unsqueeze_to(g, (axis,), False)
+            idx = xp.expand_dims(idx, axis)
+        return (_scatter(g, shape, axis, idx),)
+
+
+def _run(op, name, a: Tensor, params: tuple):
+    values, indices = apply_multi(op, (a,), params + (a._data.shape,))
+    if values._grad_fn is not None:
+        values._grad_fn._indices = indices._data
+    return values_indices(values, indices, name)
+
+
+@register
+class SortBackward0(_Selecting):
+    """sort(input, dim=-1, descending=False, stable=False) -> (values, indices); stable in dyngrad."""
+
+    @staticmethod
+    def forward(a, axis, descending, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        order = _stable_order(a, axis, descending)
+        return a[along_axis_key(order, axis)], order.astype(xp.int64)
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    axis = _wrap_dim(dim, a._data.ndim)
+    return _run(SortBackward0, "sort", a, (axis, descending))
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    axis = _wrap_dim(dim, a._data.ndim)
+    if a._data.ndim == 0:
+        return wrap(xp.zeros((), dtype=xp.int64))
+    return wrap(_stable_order(a._data, axis, descending).astype(xp.int64))
+
+
+def msort(a: Tensor) -> Tensor:
+    return sort(a, 0)[0]
+
+
+@register
+class TopkBackward0(_Selecting):
+    """topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices)."""
+
+    axis_param = 1
+
+    @staticmethod
+    def forward(a, k, axis, largest, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        order = _stable_order(a, axis, largest)
+        order = order[(slice(None),) * axis + (slice(0, k),)]
+        return a[along_axis_key(order, axis)], order.astype(xp.int64)
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    d = a._data
+    axis = _wrap_dim(dim, d.ndim)
+    n = d.shape[axis] if d.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    return _run(TopkBackward0, "topk", a, (k, axis, largest))
+
+
+@register
+class KthvalueBackward0(_Selecting):
+    """kthvalue(input, k, dim=-1, keepdim=False) -> (values, indices): the k-th smallest."""
+
+    axis_param = 1
+    keepdim_param = 2
+
+    @staticmethod
+    def forward(a, k, axis, keepdim, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        return _pick_sorted(a, axis, k - 1, keepdim)
+
+
+def _pick_sorted(a, axis: int, position: int, keepdim: bool):
+    """The element at ``position`` of the stable ascending order along ``axis``, and its index."""
+    order = _stable_order(a, axis, False)
+    idx = order[(slice(None),) * axis + (slice(position, position + 1),)]
+    values = a[along_axis_key(idx, axis)]
+    if not keepdim:
+        idx, values = idx.squeeze(axis), values.squeeze(axis)
+    return values, idx.astype(xp.int64)
+
+
+def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+    d = a._data
+    axis = _wrap_dim(dim, d.ndim)
+    n = d.shape[axis] if d.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {axis} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    return _run(KthvalueBackward0, "kthvalue", a, (k, axis, keepdim))
+
+
+# ------------------------------------------------------------------ median, mode
+
+
+def _evenly(g: Tensor, a: Tensor, value) -> Tensor:
+    """evenly_distribute_backward: grad / count at each element equal to the result (NaN matches NaN)."""
+    ad = a._data
+    mask = xp.isnan(ad) if xp.isnan(value) else ad == value
+    return g * _const((mask / mask.sum()).astype(ad.dtype))
+
+
+@register
+class MedianBackward0(Op):
+    """median(input) over all elements: the lower of the two middle values; NaN if any is NaN."""
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a):
+        flat = a.reshape(-1)
+        if flat.size == 0:  # torch gives NaN, or the lowest value of an integer dtype
+            return xp.asarray(xp.nan if a.dtype.kind in "fc" else xp.iinfo(a.dtype).min, dtype=a.dtype)
+        s = xp.sort(flat)  # NaN sorts last: a NaN anywhere makes the median NaN below
+        return s[-1:].reshape(()).copy() if xp.isnan(s[-1]) else s[(s.size - 1) // 2].copy()
+
+    def backward(self, g):
+        a, r = self.saved()
+        return (_evenly(g, a, r._data),)
+
+
+@register
+class NanmedianBackward0(MedianBackward0):
+    """nanmedian(input): the median of the non-NaN elements (NaN if all are NaN)."""
+
+    @staticmethod
+    def forward(a):
+        flat = a.reshape(-1)
+        flat = flat[~xp.isnan(flat)] if flat.dtype.kind == "f" else flat
+        if flat.size == 0:
+            return xp.asarray(xp.nan, dtype=a.dtype)
+        s = xp.sort(flat)
+        return s[(s.size - 1) // 2].copy()
+
+
+@register
+class MedianBackward1(_Selecting):
+    """median(input, dim, keepdim) -> (values, indices); a slice with NaN gives its first NaN."""
+
+    keepdim_param = 1
+
+    @staticmethod
+    def forward(a, axis, keepdim, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        n = a.shape[axis]
+        values, idx = _pick_sorted(a, axis, (n - 1) // 2, keepdim)
+        if a.dtype.kind == "f" and a.size:
+            nan = xp.isnan(a)
+            has = nan.any(axis=axis, keepdims=keepdim)
+            if has.any():
+                first = nan.argmax(axis=axis, keepdims=keepdim)
+                idx = xp.where(has, first, idx)
+                values = xp.where(has, xp.nan, values).astype(a.dtype)
+        return values, idx.astype(xp.int64)
+
+
+def median(a: Tensor, dim=None, keepdim: bool = False):
+    if dim is None:
+        return apply(MedianBackward0, (a,))
+    d = a._data
+    axis = _wrap_dim(dim, d.ndim)
+    if d.ndim and d.shape[axis] == 0:
+        raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    return _run(MedianBackward1, "median", a, (axis, keepdim))
+
+
+def nanmedian(a: Tensor, dim=None, keepdim: bool = False):
+    if dim is None:
+        return apply(NanmedianBackward0, (a,))
+    raise NotImplementedError("nanmedian(input, dim) is not implemented yet")
+
+
+@register
+class ModeBackward0(_Selecting):
+    """mode(input, dim=-1, keepdim=False) -> (values, indices): the most frequent value (the smallest
+    among equally frequent ones) and the last index where it occurs."""
+
+    keepdim_param = 1
+
+    @staticmethod
+    def forward(a, axis, keepdim, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        moved = xp.moveaxis(a, axis, -1)
+        rows = moved.reshape(-1, moved.shape[-1]) if moved.size else xp.zeros((0, moved.shape[-1]), a.dtype)
+        values = xp.empty(rows.shape[0], dtype=a.dtype)
+        idx = xp.empty(rows.shape[0], dtype=xp.int64)
+        for r, row in enumerate(rows):
+            uniq, counts = xp.unique(row, return_counts=True)
+            v = uniq[xp.argmax(counts)]  # np.unique sorts, argmax takes the first: the smallest value
+            values[r] = v
+            idx[r] = row.size - 1 - xp.argmax((row == v)[::-1])
+        out_shape = moved.shape[:-1]
+        values, idx = values.reshape(out_shape), idx.reshape(out_shape)
+        if keepdim:
+            values, idx = xp.expand_dims(values, axis), xp.expand_dims(idx, axis)
+        return values, idx
+
+
+def mode(a: Tensor, dim: int = -1, keepdim: bool = False):
+    d = a._data
+    axis = _wrap_dim(dim, d.ndim)
+    if d.ndim and d.shape[axis] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    return _run(ModeBackward0, "mode", a, (axis, keepdim))
+
+
+# ------------------------------------------------------------------ unique
+
+
+class _NotDifferentiable(Op):
+    """A node torch records for an op without a derivative; its backward raises torch's error."""
+
+    what = None
+
+    @staticmethod
+    def forward(values):
+        return values
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"the derivative for '{self.what}' is not implemented.")
+
+
+@register
+class Unique2Backward0(_NotDifferentiable):
+    """torch.unique(input) without ``dim``: no derivative."""
+
+    what = "_unique2"
+
+
+@register
+class UniqueDimBackward0(_NotDifferentiable):
+    """torch.unique(input, dim=d): no derivative."""
+
+    what = "unique_dim"
+
+
+def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+           dim=None):
+    """torch.unique: the distinct values (always sorted in dyngrad), with inverse indices and counts if asked."""
+    d = a._data
+    if dim is None:
+        values, inverse, counts = xp.unique(d.reshape(-1), return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(d.shape)
+        op = Unique2Backward0
+    else:
+        axis = _wrap_dim(dim, d.ndim)
+        zero_dims = [i for i, n in enumerate(d.shape) if n == 0]
+        if len(zero_dims) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        if zero_dims and zero_dims[0] != axis:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        if zero_dims or d.ndim == 0:
+            values, inverse, counts = d.copy(), xp.zeros(d.shape[:1], xp.int64), xp.zeros(d.shape[:1], xp.int64)
+        else:
+            values, inverse, counts = xp.unique(d, return_inverse=True, return_counts=True, axis=axis)
+        inverse = inverse.reshape(-1)
+        op = UniqueDimBackward0
+    out = apply(op, (a,), (), (values,))
+    if not out._requires_grad:
+        out = wrap(values)
+    results = [out]
+    if return_inverse:
+        results.append(wrap(inverse.astype(xp.int64)))
+    if return_counts:
+        results.append(wrap(counts.astype(xp.int64)))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+# ------------------------------------------------------------------ registration
+EXPORTS: dict = dict(sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue, median=median,
+                     nanmedian=nanmedian, mode=mode, unique=unique)
+TENSOR_METHODS: dict = dict(EXPORTS)
+LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
+FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

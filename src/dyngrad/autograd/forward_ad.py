@@ -1,0 +1,149 @@
+"""Forward-mode AD: ``dual_level``, ``make_dual``, ``unpack_dual`` (torch.autograd.forward_ad).
+
+A dual tensor carries a tangent ``t`` next to its value; every op applied to it also
+computes the tangent of its result, ``J t`` (a Jacobian-vector product), so one
+forward pass gives a directional derivative.
+
+Note [Tangents from the backward formulas]
+dyngrad derives each op's tangent rule from its backward formula instead of writing
+a second formula per op. A backward formula computes ``J^T g``, linearly in ``g``; so
+with a dummy ``g`` that requires grad, ``s = <J^T g, t>`` is recorded and
+``ds/dg = J t``. This costs about three forward computations per op (only while a
+dual level is active and an input has a tangent), and gives every op whose backward
+is differentiable a correct tangent, with no rule to keep in sync.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .._backend import xp
+from .._tensor import Tensor, wrap
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+class _State:
+    level = -1  # the innermost active level, -1 when none
+    active = False  # read by _ops/registry.apply: any dual level entered
+
+
+STATE = _State()
+_duals: list = []  # per level: the tensors given tangents at it (cleared on exit)
+
+
+def enter_dual_level() -> int:
+    STATE.level += 1
+    STATE.active = True
+    _duals.append([])
+    return STATE.level
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    if STATE.level < 0:
+        raise RuntimeError("Trying to exit a forward AD level that was not entered.")
+    for t in _duals.pop():
+        t._fw_grad = None
+    STATE.level -= 1
+    STATE.active = STATE.level >= 0
+
+
+class dual_level:
+    """Context manager for a forward-AD level: tangents made inside are cleared on exit."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level()
+
+
+def _register(t: Tensor, tangent: Tensor) -> None:
+    t._fw_grad = tangent
+    if _duals:
+        _duals[-1].append(t)
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` carrying ``tangent`` (same shape) at the current level.
+
+    Raises:
+        RuntimeError: no dual level is active, or the tangent's shape differs (torch's messages).
+    """
+    if STATE.level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
+        )
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
+            f"not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
+            f"{list(tangent.shape)}."
+        )
+    from .._ops.indexing import getitem
+
+    dual = getitem(tensor, (Ellipsis,))  # an alias: gradients still reach `tensor`
+    _register(dual, tangent.detach() if tangent._data.dtype == tensor._data.dtype else tangent.to(tensor.dtype))
+    return dual
+
+
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """(primal, tangent) of a dual tensor; the tangent is None for a plain tensor."""
+    tangent = getattr(tensor, "_fw_grad", None)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    primal = wrap(tensor._data, tensor._requires_grad, tensor._grad_fn)
+    primal._vc = tensor._vc
+    return UnpackedDualTensor(primal, tangent)
+
+
+def has_tangent(inputs) -> bool:
+    return any(isinstance(t, Tensor) and t._fw_grad is not None for t in inputs)
+
+
+def tangents_of(op, inputs, params, arrays, outputs) -> list:
+    """The tangents of ``outputs`` of ``op`` (see Note [Tangents from the backward formulas])."""
+    from .._ops import registry
+    from . import grad
+    from .grad_mode import _state
+
+    leaves, tangents, new_inputs = [], [], []
+    for t in inputs:
+        if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
+            leaf = wrap(t._data, True)
+            leaves.append(leaf)
+            tangents.append(t._fw_grad)
+            new_inputs.append(leaf)
+        else:
+            new_inputs.append(t)
+    prev_grad, prev_active = _state.enabled, STATE.active
+    _state.enabled, STATE.active = True, False
+    try:
+        if isinstance(outputs, tuple):
+            outs = registry.apply_multi(op, tuple(new_inputs), params)
+        else:
+            outs = (registry.apply(op, tuple(new_inputs), params, arrays),)
+        diff = [o for o in outs if o._requires_grad]
+        dummies = [wrap(xp.zeros_like(o._data), True) for o in diff]
+        if not diff:
+            return [None] * len(outs)
+        grads = grad(diff, leaves, dummies, create_graph=True, allow_unused=True)
+        terms = [(g * t).sum() for g, t in zip(grads, tangents) if g is not None and t is not None]
+        if not terms:
+            result = [wrap(xp.zeros_like(o._data)) for o in diff]
+        else:
+            total = terms[0]
+            for term in terms[1:]:
+                total = total + term
+            found = grad(total, dummies, allow_unused=True) if total._requires_grad else [None] * len(dummies)
+            result = [f.detach() if f is not None else wrap(xp.zeros_like(d._data)) for f, d in zip(found, dummies)]
+    finally:
+        _state.enabled, STATE.active = prev_grad, prev_active
+    it = iter(result)
+    return [next(it) if o._requires_grad else None for o in outs]
+
+
+def attach(outputs, tangents) -> None:
+    for o, t in zip(outputs, tangents):
+        if t is not None and o._data.dtype.kind in "fc":
+            _register(o, t)

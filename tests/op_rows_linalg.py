@@ -1,0 +1,375 @@
+"""Op-table rows for the linear-algebra family (src/dyngrad/_ops/linalg.py).
+
+Inputs are drawn uniformly in [-2, 2]; rows for inverses, solves and decompositions
+map them to well-conditioned matrices inside ``fn`` (the same code runs on torch and
+dyngrad, and gradients flow back through the map):
+- ``_well``: diagonally dominant, columns of alternating sign (determinants of both signs);
+- ``_spd``: symmetric positive definite (cholesky, logdet, hermitian pinv);
+- ``_sym_spread``: symmetric with well-separated eigenvalues (eigh);
+- ``_rect``: full rank with well-separated singular values (svd, qr, pinv).
+Decompositions whose outputs have a sign/ordering freedom (eigenvectors, singular
+vectors) are tested through gauge-invariant functions of them (V diag(f(L)) V^T,
+U diag(f(S)) V^H, projectors) and through the unique outputs (eigenvalues, singular
+values). NumPy and torch both use LAPACK's Householder QR, whose signs agree, so Q
+and R are also compared directly.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from op_table import OpInfo, broadcast_pair, one_shape
+
+# ----------------------------------------------------------------- shape strategies
+
+
+@st.composite
+def square(draw, min_n: int = 1, max_batch: int = 2):
+    """One (*batch, n, n) shape; batch dims 0..max_batch, sides 1..3."""
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=max_batch, min_side=1, max_side=3))
+    n = draw(st.integers(min_n, 4))
+    return (tuple(batch) + (n, n),)
+
+
+@st.composite
+def rect(draw, max_batch: int = 1):
+    """One (*batch, m, n) shape, m, n in 1..4."""
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=max_batch, min_side=1, max_side=3))
+    return (tuple(batch) + (draw(st.integers(1, 4)), draw(st.integers(1, 4))),)
+
+
+@st.composite
+def invalid_matrix(draw):
+    """Shapes linalg functions reject: fewer than 2 dims, or non-square matrices."""
+    if draw(st.booleans()):
+        return (tuple(draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=3))),)
+    m, n = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    if m == n:
+        n += 1
+    return ((m, n),)
+
+
+@st.composite
+def addmm_shapes(draw):
+    n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
+    inp = draw(st.sampled_from([(n, m), (m,), (1, m), (n, 1), ()]))
+    return (inp, (n, k), (k, m))
+
+
+@st.composite
+def baddbmm_shapes(draw):
+    b, n, k, m = (draw(st.integers(1, 3)) for _ in range(4))
+    inp = draw(st.sampled_from([(b, n, m), (n, m), (1, 1, m), (b, 1, 1), ()]))
+    return (inp, (b, n, k), (b, k, m))
+
+
+@st.composite
+def solve_shapes(draw):
+    """A (*a, n, n) with B a matrix (*b, n, k) (batch dims broadcast) or a vector (n,) / (*a, n)."""
+    n = draw(st.integers(1, 4))
+    pair = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    ba, bb = tuple(pair.input_shapes[0]), tuple(pair.input_shapes[1])
+    kind = draw(st.sampled_from(["matrix", "vector", "batched_vector"]))
+    if kind == "matrix":
+        return (ba + (n, n), bb + (n, draw(st.integers(1, 3))))
+    if kind == "vector":
+        return (ba + (n, n), (n,))
+    return (ba + (n, n), ba + (n,))
+
+
+@st.composite
+def cross_shapes(draw):
+    """Two broadcastable shapes with the same number of dims and size 3 at the drawn dim."""
+    pair = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    a, b = list(pair.input_shapes[0]), list(pair.input_shapes[1])
+    nd = max(len(a), len(b))
+    a, b = [1] * (nd - len(a)) + a, [1] * (nd - len(b)) + b
+    pos = draw(st.integers(0, nd))
+    return (tuple(a[:pos] + [3] + a[pos:]), tuple(b[:pos] + [3] + b[pos:]))
+
+
+@st.composite
+def tensordot_case(draw):
+    """Shapes and a ``dims`` argument (an int, or two lists) with matching contracted sizes."""
+    a = list(draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)))
+    k = draw(st.integers(0, len(a)))
+    free_b = list(draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)))
+    if draw(st.booleans()):
+        b = a[len(a) - k:] + free_b
+        return (tuple(a), tuple(b)), k
+    dims_a = draw(st.permutations(range(len(a))))[:k]
+    b = free_b + [a[d] for d in dims_a]
+    dims_b = list(range(len(free_b), len(b)))
+    order = draw(st.permutations(range(len(b))))
+    b2 = [b[i] for i in order]
+    dims_b = [order.index(d) for d in dims_b]
+    return (tuple(a), tuple(b2)), (list(dims_a), dims_b)
+
+
+def _einsum_equation(data, shapes):
+    """An equation consistent with the drawn shapes: shared labels, repeats (diagonals), size-1 broadcasting."""
+    sizes: dict = {}
+    terms = []
+    for shape in shapes:
+        term = ""
+        for n in shape:
+            mine = {c: shape[term.index(c)] for c in term}
+            fits = sorted(c for c, m in sizes.items() if (c not in mine and (m == n or m == 1 or n == 1))
+                          or (c in mine and mine[c] == n))
+            if fits and data.draw(st.booleans()):
+                c = data.draw(st.sampled_from(fits))
+            else:
+                c = "ijklmnop"[len(sizes)]
+            if n != 1 or c not in sizes:
+                sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
+            term += c
+        terms.append(term)
+    lhs = ",".join(terms)
+    if data.draw(st.booleans()):
+        return {"eq": lhs}
+    used = sorted(set("".join(terms)))
+    out = data.draw(st.permutations(used))[: data.draw(st.integers(0, len(used)))]
+    return {"eq": lhs + "->" + "".join(out)}
+
+
+def _einsum_shapes():
+    return st.lists(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3), min_size=1, max_size=3).map(
+        tuple
+    )
+
+
+# Equations with ellipses, spaces, 0-d operands, diagonals, three operands (keyed by their shapes).
+_EINSUM_CASES = {
+    ((3, 4), (4, 2)): "ij,jk->ik",
+    ((2, 3, 4), (2, 4, 1)): "bij,bjk->bik",
+    ((3, 3),): "ii->i",
+    ((2, 2),): "ii",
+    ((2, 1, 3, 4), (5, 4, 2)): "...ij,...jk",
+    ((2, 3, 1),): "i...->...",
+    ((2, 3), (3, 4), (4, 1)): "ij,jk,kl->il",
+    ((2, 3), (4, 3, 5), (2, 5)): "bn,anm,bm->ba",
+    ((3,), (3,)): "i,i",
+    ((3,), (2,)): "i,j",
+    ((2, 3), (3,)): " i j , j ->i",
+    ((2, 3), ()): "ij,->ji",
+    ((2, 2, 3),): "iij->j",
+}
+
+
+def _tensordot_shapes():
+    return tensordot_case().map(lambda c: c[0] + (c[1],))
+
+
+# ----------------------------------------------------------------- well-conditioned inputs
+
+
+def _eye(lib, n, x):
+    return lib.eye(n, dtype=x.dtype)
+
+
+def _well(lib, x):
+    """Diagonally dominant, columns of alternating sign: well conditioned, det of either sign."""
+    n = x.shape[-1]
+    sign = lib.tensor([1.0, -1.0, 1.0, -1.0][:n], dtype=x.dtype)
+    return (x / n + 3 * _eye(lib, n, x)) * sign
+
+
+def _spd(lib, x):
+    n = x.shape[-1]
+    return x @ x.mT / n + _eye(lib, n, x)
+
+
+def _sym_spread(lib, x):
+    """Symmetric, eigenvalues near 0, 3, 6, 9 (gaps keep eigenvector derivatives tame)."""
+    n = x.shape[-1]
+    spread = lib.tensor([0.0, 3.0, 6.0, 9.0][:n], dtype=x.dtype)
+    return (x + x.mT) / 4 + _eye(lib, n, x) * spread
+
+
+def _rect(lib, x):
+    """Full rank, singular values near 1, 2.5, 4, 5.5 (distinct, away from 0)."""
+    m, n = x.shape[-2:]
+    d = lib.eye(m, n, dtype=x.dtype) * lib.tensor([1.0, 2.5, 4.0, 5.5][:n], dtype=x.dtype)
+    return x * 0.15 + d
+
+
+def _svd_f(lib, x, full):
+    u, s, vh = lib.linalg.svd(_rect(lib, x), full_matrices=full)
+    k = s.shape[-1]
+    return (u[..., :, :k] * (s * s.sin())) @ vh[..., :k, :]
+
+
+def _linalg_error(lib, x, name):
+    """Call lib.linalg.<name> on x times 0 (singular / not positive definite); normalise LinAlgError's type."""
+    try:
+        return getattr(lib.linalg, name)(x * 0 if name != "cholesky" else x * 0 - _eye(lib, x.shape[-1], x))
+    except lib.linalg.LinAlgError as e:
+        raise RuntimeError(f"LinAlgError: {e}") from None
+
+
+def _name(names):
+    return lambda d, s: {"name": d.draw(st.sampled_from(names))}
+
+
+# ----------------------------------------------------------------- rows
+
+ROWS = [
+    # ---- products with an added term
+    OpInfo("addmm", lambda lib, i, a, b, beta, alpha: lib.addmm(i, a, b, beta=beta, alpha=alpha), addmm_shapes(),
+           covers=("AddmmBackward0",),
+           params=lambda d, s: {"beta": d.draw(st.sampled_from([1, 0.5, 0])), "alpha": d.draw(st.sampled_from([1, -2.0]))}),
+    OpInfo("addmm_method", lambda lib, i, a, b: i.addmm(a, b), addmm_shapes(), covers=("AddmmBackward0",)),
+    OpInfo("baddbmm", lambda lib, i, a, b, beta, alpha: lib.baddbmm(i, a, b, beta=beta, alpha=alpha), baddbmm_shapes(),
+           covers=("BaddbmmBackward0",),
+           params=lambda d, s: {"beta": d.draw(st.sampled_from([1, 0.5, 0])), "alpha": d.draw(st.sampled_from([1, 3.0]))}),
+    OpInfo("addmv", lambda lib, i, m, v, beta, alpha: lib.addmv(i, m, v, beta=beta, alpha=alpha),
+           st.sampled_from([((3,), (3, 4), (4,)), ((), (2, 3), (3,)), ((1,), (3, 2), (2,))]),
+           params=lambda d, s: {"beta": d.draw(st.sampled_from([1, 0.5, 0])), "alpha": d.draw(st.sampled_from([1, 2.0]))},
+           covers=("AddmvBackward0",)),
+    OpInfo("addr", lambda lib, i, a, b, beta, alpha: i.addr(a, b, beta=beta, alpha=alpha),
+           st.sampled_from([((3, 4), (3,), (4,)), ((), (2,), (3,)), ((1, 3), (2,), (3,))]),
+           params=lambda d, s: {"beta": d.draw(st.sampled_from([1, 0.5, 0])), "alpha": d.draw(st.sampled_from([1, 2.0]))},
+           covers=("AddrBackward0",)),
+    OpInfo("addbmm", lambda lib, i, a, b, beta, alpha: lib.addbmm(i, a, b, beta=beta, alpha=alpha),
+           st.sampled_from([((3, 5), (2, 3, 4), (2, 4, 5)), ((5,), (1, 3, 2), (1, 2, 5)), ((), (3, 2, 2), (3, 2, 1))]),
+           params=lambda d, s: {"beta": d.draw(st.sampled_from([1, 0.5, 0])), "alpha": d.draw(st.sampled_from([1, 2.0]))},
+           covers=("AddbmmBackward0",)),
+    OpInfo("add_product_errors", lambda lib, i, a, b, name: getattr(lib, name)(i, a, b),
+           st.sampled_from([((3,), (3, 4), (3,)), ((3,), (4,), (4,)), ((4,), (3, 4), (4,)), ((3, 4), (3,), (3,)),
+                            ((3, 4), (3, 4), (4,)), ((3, 5), (2, 3, 4), (2, 3, 4)), ((3, 5), (2, 3, 4), (3, 4, 5)),
+                            ((3, 5), (2, 3, 4), (2, 5, 5))]),
+           params=_name(["addmv", "addr", "addbmm"]), covers=()),
+    OpInfo("addmm_errors", lambda lib, i, a, b: lib.addmm(i, a, b),
+           st.sampled_from([((3, 3), (2, 3), (3, 3)), ((3, 3), (3,), (3, 3)), ((4,), (3, 3), (3, 3)),
+                            ((3, 3), (3, 2), (3, 3))]),
+           covers=("AddmmBackward0",)),
+    # ---- einsum (composed of permutes, diagonals, sums, muls and bmm as in torch)
+    OpInfo("einsum", lambda lib, *xs, eq: lib.einsum(eq, *xs), _einsum_shapes(), params=_einsum_equation,
+           covers=("ViewBackward0", "PermuteBackward0", "MulBackward0", "SumBackward1", "BmmBackward0")),
+    OpInfo("einsum_fixed", lambda lib, *xs, eq: lib.einsum(eq, list(xs)), st.sampled_from(sorted(_EINSUM_CASES)),
+           params=lambda d, s: {"eq": _EINSUM_CASES[s]},
+           covers=("ViewBackward0", "PermuteBackward0", "MulBackward0", "SumBackward1", "BmmBackward0")),
+    OpInfo("einsum_errors", lambda lib, x, y, eq: lib.einsum(eq, x, y), st.just(((3, 3), (2, 3))),
+           params=lambda d, s: {"eq": d.draw(st.sampled_from([
+               "ij,jk->ik", "ij,jk->iq", "ijk,jk", "ij", "ij,jk,kl", "ij,j1", "i.j,jk", "...ij,...ij,", "ij,jk->ii",
+               "ii,jk", "ij,jk->i.", "ij,jk->......",
+           ]))}, covers=()),
+    # ---- outer, kron, tensordot, trace, cross
+    OpInfo("outer", lambda lib, a, b: lib.outer(a, b),
+           st.tuples(one_shape(1, 1).map(lambda s: s[0]), one_shape(1, 1).map(lambda s: s[0])),
+           covers=("MulBackward0", "ViewBackward0"), int_ok=True),
+    OpInfo("outer_errors", lambda lib, a, b: a.outer(b), st.sampled_from([((2, 2), (2,)), ((2,), (1, 2)), ((), (2,))]),
+           covers=()),
+    OpInfo("kron", lambda lib, a, b: lib.kron(a, b), broadcast_pair().map(lambda p: (p[0], p[1][::-1])),
+           covers=("UnsafeViewBackward0", "MulBackward0"), int_ok=True),
+    OpInfo("tensordot", lambda lib, a, b, dims: lib.tensordot(a, b, dims=dims),
+           _tensordot_shapes().map(lambda c: c[:2]),
+           params=None, covers=("ViewBackward0", "MmBackward0", "PermuteBackward0")),
+    OpInfo("tensordot_dims", lambda lib, a, b, dims: lib.tensordot(a, b, dims=dims),
+           st.sampled_from([((2, 3, 4), (3, 4, 2)), ((2, 3), (3, 2)), ((3,), (2,))]),
+           params=lambda d, s: {"dims": d.draw(st.sampled_from([0, 1, 2, ([1, 2], [0, 1]), ([0], [1]), -1]))},
+           covers=("ViewBackward0", "MmBackward0")),
+    OpInfo("trace", lambda lib, x: lib.trace(x), one_shape(0, 3), covers=("TraceBackward0",), int_ok=True),
+    OpInfo("trace_method", lambda lib, x: x.trace() * 2, one_shape(2, 2), covers=("TraceBackward0",)),
+    OpInfo("cross", lambda lib, a, b, dim: lib.cross(a, b, dim=dim),
+           cross_shapes(),
+           params=lambda d, s: {"dim": next(i for i, (x, y) in enumerate(zip(*s)) if x == 3 and y == 3)
+                                - (len(s[0]) if d.draw(st.booleans()) else 0)},
+           covers=("LinalgCrossBackward0",)),
+    OpInfo("linalg_cross", lambda lib, a, b: lib.linalg.cross(a, b),
+           st.sampled_from([((3,), (3,)), ((2, 3), (2, 3)), ((4, 1, 3), (1, 2, 3)), ((2, 3), (3,)), ((3, 2), (3, 2)),
+                            ((4, 3), (2, 3))]),
+           covers=("LinalgCrossBackward0",)),
+    # ---- inverse, determinants, solve
+    OpInfo("inv", lambda lib, x: lib.linalg.inv(_well(lib, x)), square(), covers=("LinalgInvExBackward0",)),
+    OpInfo("inverse", lambda lib, x: lib.inverse(_well(lib, x)), square(max_batch=1),
+           covers=("LinalgInvExBackward0",)),
+    OpInfo("inv_ex", lambda lib, x: lib.linalg.inv_ex(_well(lib, x))[0], square(max_batch=1),
+           covers=("LinalgInvExBackward0",)),
+    OpInfo("det", lambda lib, x: lib.linalg.det(_well(lib, x)), square(), covers=("LinalgDetBackward0",)),
+    OpInfo("det_method", lambda lib, x: _well(lib, x).det(), square(max_batch=1), covers=("LinalgDetBackward0",)),
+    OpInfo("det_singular", lambda lib, x: lib.det(x * lib.tensor([1.0, 1.0, 0.0], dtype=x.dtype)), st.just(((3, 3),)),
+           covers=("LinalgDetBackward0",), second_order=False),
+    OpInfo("slogdet", lambda lib, x: lib.linalg.slogdet(_well(lib, x)).logabsdet, square(),
+           covers=("LinalgSlogdetBackward0",)),
+    OpInfo("slogdet_sign", lambda lib, x: lib.slogdet(_well(lib, x))[0], square(max_batch=1),
+           covers=("LinalgSlogdetBackward0",)),
+    OpInfo("logdet", lambda lib, x: lib.logdet(_spd(lib, x)), square(max_batch=1),
+           covers=("LinalgSlogdetBackward0", "WhereBackward0")),
+    OpInfo("solve", lambda lib, a, b, left: lib.linalg.solve(_well(lib, a), b, left=left), solve_shapes(),
+           params=lambda d, s: {"left": len(s[1]) == 1 or s[1][-2] == s[1][-1] if d.draw(st.booleans()) else True},
+           covers=("LinalgSolveExBackward0",)),
+    OpInfo("solve_errors", lambda lib, a, b: lib.linalg.solve(a, b),
+           st.sampled_from([((3, 3), (2, 3)), ((3, 3), (2,)), ((2, 3), (2, 3)), ((2, 3, 3), (4, 3, 2)),
+                            ((3,), (3,))]),
+           covers=()),
+    OpInfo("matrix_errors", lambda lib, x, name: getattr(lib.linalg, name)(x), invalid_matrix(),
+           params=_name(["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh"]),
+           covers=(), differentiable=False, int_ok=True),
+    OpInfo("matrix_int_errors", lambda lib, x, name: getattr(lib.linalg, name)(x.long()), square(max_batch=1),
+           params=_name(["inv", "det", "slogdet", "cholesky", "eigh", "qr", "svd", "pinv"]),
+           covers=(), differentiable=False, int_ok=True, domain=(3.0, 4.0)),
+    OpInfo("singular_errors", lambda lib, x, name: _linalg_error(lib, x, name), square(max_batch=1),
+           params=_name(["inv", "cholesky"]), covers=(), differentiable=False),
+    OpInfo("singular_solve", lambda lib, a, b: _solve_error(lib, a, b), st.just(((2, 3, 3), (3, 2))), covers=(),
+           differentiable=False),
+    OpInfo("empty_matrices", lambda lib, x, name: (lambda r: r[0] if isinstance(r, tuple) else r)(
+        getattr(lib.linalg, name)(x)), st.sampled_from([((0, 0),), ((2, 0, 0),), ((0, 3, 3),)]),
+           params=_name(["inv", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv"]),
+           covers=("LinalgInvExBackward0", "LinalgDetBackward0", "LinalgSlogdetBackward0", "LinalgCholeskyExBackward0",
+                   "LinalgEighBackward0", "LinalgSvdBackward0", "LinalgQrBackward0", "LinalgPinvBackward0")),
+    # ---- decompositions
+    OpInfo("cholesky", lambda lib, x, upper: lib.linalg.cholesky(_spd(lib, x), upper=upper), square(),
+           params=lambda d, s: {"upper": d.draw(st.booleans())}, covers=("LinalgCholeskyExBackward0",)),
+    OpInfo("qr", lambda lib, x, mode, which: lib.linalg.qr(_rect(lib, x), mode=mode)[which], rect(),
+           params=lambda d, s: {"mode": "complete" if s[0][-2] <= s[0][-1] and d.draw(st.booleans()) else "reduced",
+                                "which": d.draw(st.sampled_from([0, 1]))},
+           covers=("LinalgQrBackward0",)),
+    OpInfo("qr_projector", lambda lib, x: (lambda q: (q * lib.tensor([1.0, -2.0, 3.0, 0.5][: q.shape[-1]],
+                                                                          dtype=x.dtype)) @ q.mT)(
+        lib.linalg.qr(_rect(lib, x)).Q), rect(), covers=("LinalgQrBackward0",)),
+    OpInfo("qr_mode_errors", lambda lib, x, mode: lib.linalg.qr(x, mode=mode).R.sum().backward(),
+           st.just(((4, 3),)), params=lambda d, s: {"mode": d.draw(st.sampled_from(["r", "complete", "x"]))},
+           covers=("LinalgQrBackward0",), differentiable=False),
+    OpInfo("eigh_values", lambda lib, x, uplo: lib.linalg.eigh(_sym_spread(lib, x), UPLO=uplo).eigenvalues, square(),
+           params=lambda d, s: {"uplo": d.draw(st.sampled_from(["L", "U"]))}, covers=("LinalgEighBackward0",)),
+    OpInfo("eigvalsh", lambda lib, x: lib.linalg.eigvalsh(_sym_spread(lib, x)), square(max_batch=1),
+           covers=("LinalgEighBackward0",)),
+    OpInfo("eigh_function", lambda lib, x: (lambda lv: (lv[1] * lv[0].sin()) @ lv[1].mT)(
+        lib.linalg.eigh(_sym_spread(lib, x))), square(), covers=("LinalgEighBackward0",)),
+    OpInfo("eigh_lower_triangle", lambda lib, x: (lambda lv: (lv[1] * lv[0]) @ lv[1].mT)(lib.linalg.eigh(
+        x + _eye(lib, x.shape[-1], x) * lib.tensor([0.0, 5.0, 10.0, 15.0][: x.shape[-1]], dtype=x.dtype))),
+           # eigh reads only the lower triangle, but its gradient (torch's formula) assumes a
+           # symmetric input, so finite differences on a non-symmetric input disagree with it.
+           square(max_batch=1), covers=("LinalgEighBackward0",), gradcheck=False),
+    OpInfo("svd_values", lambda lib, x, full: lib.linalg.svd(_rect(lib, x), full_matrices=full).S, rect(),
+           params=lambda d, s: {"full": d.draw(st.booleans())}, covers=("LinalgSvdBackward0",)),
+    OpInfo("svdvals", lambda lib, x: lib.linalg.svdvals(_rect(lib, x)), rect(), covers=("LinalgSvdBackward0",)),
+    OpInfo("svd_function", lambda lib, x, full: _svd_f(lib, x, full), rect(),
+           params=lambda d, s: {"full": d.draw(st.booleans())}, covers=("LinalgSvdBackward0",)),
+    OpInfo("svd_projectors", lambda lib, x: (lambda usv: usv[0] @ usv[0].mT + usv[2].mT @ usv[2] * 0.5)(
+        lib.linalg.svd(_rect(lib, x), full_matrices=False)) if x.shape[-1] == x.shape[-2] else
+        (lambda usv: usv[0] @ usv[0].mT if x.shape[-2] > x.shape[-1] else usv[2].mT @ usv[2])(
+            lib.linalg.svd(_rect(lib, x), full_matrices=False)), rect(), covers=("LinalgSvdBackward0",)),
+    OpInfo("torch_svd", lambda lib, x: (lambda usv: (usv[0] * usv[1].exp()) @ usv[2].mT)(lib.svd(_rect(lib, x))),
+           rect(max_batch=0), covers=("LinalgSvdBackward0",)),
+    OpInfo("pinv", lambda lib, x: lib.linalg.pinv(_rect(lib, x)), rect(), covers=("LinalgPinvBackward0",)),
+    OpInfo("pinv_hermitian", lambda lib, x: lib.linalg.pinv(_spd(lib, x), hermitian=True), square(max_batch=1),
+           covers=("LinalgPinvBackward0",)),
+    OpInfo("pinverse_rank_deficient", lambda lib, x: lib.pinverse(x * lib.tensor([1.0, 1.0, 0.0], dtype=x.dtype)),
+           st.just(((3, 3),)), covers=("LinalgPinvBackward0",), second_order=False, gradcheck=False),
+    OpInfo("matrix_power", lambda lib, x, n: lib.linalg.matrix_power(_well(lib, x), n), square(),
+           params=lambda d, s: {"n": d.draw(st.sampled_from([0, 1, 2, 3, 5, 6, -1, -2]))},
+           covers=("MmBackward0", "BmmBackward0", "UnsafeViewBackward0", "CloneBackward0", "CopyBackwards",
+                   "LinalgInvExBackward0")),
+    OpInfo("matrix_power_method", lambda lib, x: _well(lib, x).matrix_power(4), square(max_batch=0),
+           covers=("MmBackward0",)),
+]
+
+
+def _solve_error(lib, a, b):
+    try:
+        return lib.linalg.solve(a * lib.tensor([[[1.0]], [[0.0]]], dtype=a.dtype), b)
+    except lib.linalg.LinAlgError as e:
+        raise RuntimeError(f"LinAlgError: {e}") from None

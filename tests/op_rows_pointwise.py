@@ -1,0 +1,228 @@
+"""Rows of the op table for the pointwise and comparison/logic families (see tests/op_table.py)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from op_table import NONZERO, POSITIVE, OpInfo, broadcast_pair, fixed, one_shape
+
+UNIT = (-0.9, 0.9)  # inside (-1, 1): asin, acos, atanh, erfinv
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+def _approximate(data, shapes):
+    return {"approximate": data.draw(st.sampled_from(["none", "tanh"]))}
+
+
+def _decimals(data, shapes):
+    return {"decimals": data.draw(st.sampled_from([1, 2, -1]))}
+
+
+def _same_shape3():
+    return one_shape().map(lambda s: (s[0], s[0], s[0]))
+
+
+def _same_shape2():
+    # torch's own clamp backward fails when the input is smaller than the broadcast output
+    return one_shape().map(lambda s: (s[0], s[0]))
+
+
+def _broadcast3():
+    from hypothesis.extra import numpy as hnp
+
+    return hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=0, max_side=3).map(
+        lambda b: tuple(b.input_shapes)
+    )
+
+
+def _floor_divide_raises(lib, x):
+    """floor_divide records a node (NotImplemented) that raises at backward, in torch and here."""
+    y = lib.floor_divide(x, 0.7)
+    assert y.requires_grad == x.requires_grad
+    if y.requires_grad and y.numel():
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            assert str(e) == "derivative for aten::floor_divide is not implemented"
+        else:
+            raise AssertionError("floor_divide backward did not raise")
+    return y.detach()
+
+
+def _int(lib, x):
+    return (x * 3).to(lib.int64)
+
+
+ROWS: list[OpInfo] = [
+    # ---- unary, float results
+    OpInfo("exp2", lambda lib, x: lib.exp2(x), covers=("Exp2Backward0",)),
+    OpInfo("expm1", lambda lib, x: x.expm1(), covers=("Expm1Backward0",)),
+    OpInfo("log2", lambda lib, x: x.log2(), covers=("Log2Backward0",), domain=POSITIVE),
+    OpInfo("log10", lambda lib, x: lib.log10(x), covers=("Log10Backward0",), domain=POSITIVE),
+    OpInfo("log1p", lambda lib, x: x.log1p(), covers=("Log1PBackward0",), domain=(-0.5, 2.0)),
+    OpInfo("rsqrt", lambda lib, x: x.rsqrt(), covers=("RsqrtBackward0", "PowBackward0"), domain=POSITIVE),
+    OpInfo("tan", lambda lib, x: lib.tan(x), covers=("TanBackward0",), domain=(-1.2, 1.2)),
+    OpInfo("asin", lambda lib, x: x.asin(), covers=("AsinBackward0", "RsqrtBackward0"), domain=UNIT),
+    OpInfo("acos", lambda lib, x: lib.arccos(x), covers=("AcosBackward0", "RsqrtBackward0"), domain=UNIT),
+    OpInfo("atan", lambda lib, x: x.atan(), covers=("AtanBackward0",)),
+    OpInfo("sinh", lambda lib, x: x.sinh(), covers=("SinhBackward0", "CoshBackward0")),
+    OpInfo("cosh", lambda lib, x: lib.cosh(x), covers=("CoshBackward0", "SinhBackward0")),
+    OpInfo("asinh", lambda lib, x: x.asinh(), covers=("AsinhBackward0", "RsqrtBackward0")),
+    OpInfo("acosh", lambda lib, x: lib.acosh(x), covers=("AcoshBackward0", "RsqrtBackward0"), domain=(1.2, 3.0)),
+    OpInfo("atanh", lambda lib, x: x.arctanh(), covers=("AtanhBackward0",), domain=UNIT),
+    OpInfo("erf", lambda lib, x: x.erf(), covers=("ErfBackward0", "ExpBackward0"), domain=(-3.0, 3.0)),
+    OpInfo("erfc", lambda lib, x: lib.erfc(x), covers=("ErfcBackward0", "ExpBackward0"), domain=(-3.0, 3.0)),
+    OpInfo("erfinv", lambda lib, x: lib.erfinv(x), covers=("ErfinvBackward0", "ExpBackward0"), domain=(-0.99, 0.99)),
+    OpInfo("int_to_float_unary", lambda lib, x: lib.exp2(_int(lib, x)) + _int(lib, x).atan() + _int(lib, x).erf(),
+           covers=("AddBackward0",), differentiable=False),
+    # ---- unary, dtype kept
+    OpInfo("sign", lambda lib, x: x.sign(), covers=("SignBackward0",), ties=True, int_ok=True),
+    OpInfo("floor", lambda lib, x: lib.floor(x * 2), covers=("FloorBackward0", "MulBackward0"), int_ok=True),
+    OpInfo("ceil", lambda lib, x: (x * 2).ceil(), covers=("CeilBackward0", "MulBackward0"), int_ok=True),
+    OpInfo("round", lambda lib, x: lib.round(x * 2), covers=("RoundBackward0", "MulBackward0"), int_ok=True),
+    OpInfo("round_half_even", lambda lib, x: lib.round(x * 2) + (x * 4).round() * 0, covers=("RoundBackward0",),
+           ties=True, gradcheck=False),
+    OpInfo("round_decimals", lambda lib, x, decimals: x.round(decimals=decimals), covers=("RoundBackward1",),
+           params=_decimals),
+    OpInfo("trunc", lambda lib, x: (x * 2).trunc() + lib.fix(x), covers=("TruncBackward0",), int_ok=True),
+    OpInfo("frac", lambda lib, x: (x * 2).frac(), covers=("FracBackward0", "MulBackward0")),
+    OpInfo("nan_to_num", lambda lib, x: (x.log() * 1e300 * 1e10).nan_to_num(nan=1.5, neginf=-7.0),
+           covers=("NanToNumBackward0", "LogBackward0", "MulBackward0"), gradcheck=False, int_ok=True),
+    OpInfo("square", lambda lib, x: x.square(), covers=("PowBackward0",), int_ok=True),
+    # ---- activations
+    OpInfo("logsigmoid", lambda lib, x: F(lib).logsigmoid(x * 20),
+           covers=("LogSigmoidBackward0", "SigmoidBackward0", "NegBackward0", "MulBackward0")),
+    OpInfo("softplus", lambda lib, x: F(lib).softplus(x), covers=("SoftplusBackward0", "SigmoidBackward0")),
+    OpInfo("softplus_beta_threshold", lambda lib, x: F(lib).softplus(x * 3, beta=2, threshold=4),
+           covers=("SoftplusBackward0", "SigmoidBackward0", "MulBackward0"), gradcheck=False, ties=True),
+    OpInfo("relu6", lambda lib, x: F(lib).relu6(x * 3), covers=("HardtanhBackward0", "MulBackward0"), ties=True,
+           gradcheck=False, int_ok=True),
+    OpInfo("hardtanh", lambda lib, x: F(lib).hardtanh(x), covers=("HardtanhBackward0",), ties=True,
+           gradcheck=False, int_ok=True),
+    OpInfo("hardtanh_inplace", lambda lib, x: F(lib).hardtanh(x * 1, -0.5, 1.0, inplace=True),
+           covers=("HardtanhBackward0", "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("leaky_relu", lambda lib, x: F(lib).leaky_relu(x, 0.2), covers=("LeakyReluBackward0",), ties=True,
+           gradcheck=False),
+    OpInfo("leaky_relu_inplace", lambda lib, x: F(lib).leaky_relu(x * 1, inplace=True),
+           covers=("LeakyReluBackward1", "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("elu", lambda lib, x: F(lib).elu(x * 3, alpha=1.5), covers=("EluBackward0", "ExpBackward0", "WhereBackward0",
+           "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("elu_inplace", lambda lib, x: F(lib).elu(x * 1, inplace=True), covers=("EluBackward1", "MulBackward0")),
+    OpInfo("selu", lambda lib, x: lib.selu(x * 3), covers=("EluBackward0", "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("selu_functional", lambda lib, x: F(lib).selu(x), covers=("EluBackward0",)),
+    OpInfo("celu", lambda lib, x: F(lib).celu(x, alpha=0.7), covers=("CeluBackward0",), ties=True, gradcheck=False),
+    OpInfo("celu_inplace", lambda lib, x: lib.celu_(x * 1, 2.0), covers=("CeluBackward1", "MulBackward0")),
+    OpInfo("gelu", lambda lib, x, approximate: F(lib).gelu(x * 2, approximate=approximate),
+           covers=("GeluBackward0", "ErfBackward0", "TanhBackward0", "MulBackward0"), params=_approximate),
+    OpInfo("silu", lambda lib, x: F(lib).silu(x * 3), covers=("SiluBackward0", "SigmoidBackward0", "MulBackward0")),
+    OpInfo("mish", lambda lib, x: F(lib).mish(x * 2),
+           covers=("MishBackward0", "SoftplusBackward0", "TanhBackward0", "SigmoidBackward0", "MulBackward0")),
+    # torch has no derivative of hardsigmoid_backward (second order raises there): first order only.
+    OpInfo("hardsigmoid", lambda lib, x: F(lib).hardsigmoid(x * 1.5), covers=("HardsigmoidBackward0", "MulBackward0"),
+           ties=True, gradcheck=False, second_order=False),
+    OpInfo("hardswish", lambda lib, x: F(lib).hardswish(x * 1.5), covers=("HardswishBackward0", "MulBackward0"),
+           ties=True, gradcheck=False),
+    OpInfo("threshold", lambda lib, x: F(lib).threshold(x, 0.5, -3.0), covers=("ThresholdBackward0",), ties=True,
+           gradcheck=False),
+    OpInfo("threshold_inplace", lambda lib, x: F(lib).threshold(x * 1, 0.0, 2.0, inplace=True),
+           covers=("ThresholdBackward1", "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("relu_functional_inplace", lambda lib, x: F(lib).relu(x * 1, inplace=True) + lib.relu(x),
+           covers=("ReluBackward0", "MulBackward0", "AddBackward0"), ties=True, gradcheck=False),
+    # ---- binary
+    OpInfo("atan2", lambda lib, x, y: lib.atan2(x, y), broadcast_pair(), covers=("Atan2Backward0", "ReciprocalBackward0"),
+           domain=NONZERO),
+    OpInfo("maximum", lambda lib, x, y: lib.maximum(x, y), broadcast_pair(), covers=("MaximumBackward0",), ties=True,
+           gradcheck=False, int_ok=True),
+    OpInfo("minimum", lambda lib, x, y: x.minimum(y), broadcast_pair(), covers=("MinimumBackward0",), ties=True,
+           gradcheck=False, int_ok=True),
+    OpInfo("fmax", lambda lib, x, y: lib.fmax(x, y.sqrt()), broadcast_pair(), covers=("FmaxBackward0", "SqrtBackward0"),
+           ties=True, gradcheck=False),
+    OpInfo("fmin", lambda lib, x, y: lib.fmin(x.sqrt(), y), broadcast_pair(), covers=("FminBackward0", "SqrtBackward0"),
+           ties=True, gradcheck=False),
+    OpInfo("xlogy", lambda lib, x, y: lib.xlogy(x, y), broadcast_pair(), covers=("XlogyBackward0",), domain=POSITIVE),
+    OpInfo("xlogy_zeros", lambda lib, x, y: lib.xlogy(x, y), broadcast_pair(), covers=("XlogyBackward0",), ties=True,
+           gradcheck=False),
+    OpInfo("xlogy_scalar_self", lambda lib, x: lib.xlogy(2.0, x), covers=("XlogyBackward1",), domain=POSITIVE),
+    OpInfo("xlogy_scalar_other", lambda lib, x: lib.xlogy(x, 3.0) + x.xlogy(-1.0),
+           covers=("XlogyBackward2", "AddBackward0"), ties=True, gradcheck=False),
+    OpInfo("logaddexp", lambda lib, x, y: lib.logaddexp(x, y), broadcast_pair(), covers=("LogaddexpBackward0",)),
+    OpInfo("hypot", lambda lib, x, y: lib.hypot(x, y), broadcast_pair(), covers=("HypotBackward0",), domain=NONZERO),
+    OpInfo("copysign", lambda lib, x, y: lib.copysign(x, y), broadcast_pair(), covers=("CopysignBackward0",),
+           domain=NONZERO),
+    OpInfo("copysign_scalar", lambda lib, x: x.copysign(-2.0), covers=("CopysignBackward1",), ties=True, gradcheck=False),
+    OpInfo("remainder", lambda lib, x, y: lib.remainder(x, y), broadcast_pair(), covers=("RemainderBackward1",),
+           domain=NONZERO, gradcheck=False, int_ok=True),
+    OpInfo("remainder_scalar", lambda lib, x: x % 0.7 + lib.remainder(x, -1.5), covers=("RemainderBackward0", "AddBackward0"),
+           gradcheck=False, int_ok=True),
+    OpInfo("fmod", lambda lib, x, y: lib.fmod(x, y), broadcast_pair(), covers=("FmodBackward1",), domain=NONZERO,
+           gradcheck=False, int_ok=True),
+    OpInfo("fmod_scalar", lambda lib, x: x.fmod(0.7), covers=("FmodBackward0",), gradcheck=False, int_ok=True),
+    OpInfo("div_rounding", lambda lib, x, y, mode: lib.div(x, y, rounding_mode=mode), broadcast_pair(),
+           covers=("DivBackward2",), domain=NONZERO, gradcheck=False, int_ok=True,
+           params=lambda d, s: {"mode": d.draw(st.sampled_from(["trunc", "floor"]))}),
+    OpInfo("floor_divide", _floor_divide_raises, covers=("NotImplemented",), int_ok=True, gradcheck=False),
+    OpInfo("floor_divide_ints", lambda lib, x, y: lib.floor_divide(_int(lib, x), _int(lib, y) + 10) + (x * 3).long() // 2,
+           broadcast_pair(), covers=(), differentiable=False),
+    OpInfo("float_power", lambda lib, x, y: lib.float_power(x, y), broadcast_pair(), covers=("PowBackward1", "ToCopyBackward0"),
+           domain=POSITIVE),
+    OpInfo("float_power_scalar", lambda lib, x: x.float_power(2), covers=("PowBackward0", "ToCopyBackward0"), int_ok=True),
+    # ---- ternary
+    OpInfo("lerp_scalar", lambda lib, x, y: lib.lerp(x, y, 0.3) + x.lerp(y, 0.8), one_shape().map(lambda s: (s[0], s[0])),
+           covers=("LerpBackward0", "AddBackward0")),
+    OpInfo("lerp_tensor", lambda lib, x, y, w: lib.lerp(x, y, w), _broadcast3(), covers=("LerpBackward1",)),
+    OpInfo("addcmul", lambda lib, x, y, z: lib.addcmul(x, y, z, value=0.5), _broadcast3(), covers=("AddcmulBackward0",),
+           int_ok=True),
+    OpInfo("addcdiv", lambda lib, x, y, z: x.addcdiv(y, z, value=2), _broadcast3(), covers=("AddcdivBackward0",),
+           domain=NONZERO),
+    OpInfo("clamp", lambda lib, x: x.clamp(-1, 1), covers=("ClampBackward1",), ties=True, gradcheck=False, int_ok=True),
+    OpInfo("clamp_one_side", lambda lib, x: lib.clamp(x, min=0.0) + x.clip(max=-1.0),
+           covers=("ClampBackward1", "AddBackward0"), ties=True, gradcheck=False, int_ok=True),
+    OpInfo("clamp_min_max_fns", lambda lib, x: lib.clamp_min(x, 0.0) + x.clamp_max(1.0),
+           covers=("ClampMinBackward0", "ClampMaxBackward0", "AddBackward0"), ties=True, gradcheck=False, int_ok=True),
+    OpInfo("clamp_tensor", lambda lib, x, lo, hi: x.clamp(lo, hi), _same_shape3(), covers=("ClampBackward0",), ties=True,
+           gradcheck=False, int_ok=True),
+    OpInfo("clamp_tensor_min", lambda lib, x, lo: lib.clamp(x, min=lo) + x.clip(None, lo), _same_shape2(),
+           covers=("ClampBackward0", "AddBackward0"), ties=True, gradcheck=False),
+    OpInfo("clamp_min_max_tensor", lambda lib, x, lo: lib.clamp_min(x, lo) * x.clamp_max(lo), _same_shape2(),
+           covers=("ClampMinBackward1", "ClampMaxBackward1", "MulBackward0"), ties=True, gradcheck=False),
+    OpInfo("clamp_inplace", lambda lib, x: (x * 1).clamp_(-0.5, 0.5), covers=("ClampBackward1", "MulBackward0"),
+           ties=True, gradcheck=False),
+    OpInfo("where_nan_branch", lambda lib, x: lib.where(x > 0, x.sqrt(), x) + lib.where(x > 0, x, x.log()),
+           covers=("WhereBackward0", "SqrtBackward0", "LogBackward0", "AddBackward0"), ties=True, gradcheck=False),
+    OpInfo("where_scalar_and_method", lambda lib, x, y: lib.where(x > y, x, 0.0) + x.where(x < y, y),
+           broadcast_pair(), covers=("WhereBackward0", "AddBackward0")),
+    # ---- in place
+    OpInfo("unary_inplace", lambda lib, x: (x * 1).log1p_().sign_() + (x * 1).square_().rsqrt_() + (x * 1).exp2_(),
+           covers=("MulBackward0", "Exp2Backward0", "Log1PBackward0", "SignBackward0", "PowBackward0",
+                   "RsqrtBackward0", "AddBackward0"), domain=POSITIVE),
+    OpInfo("binary_inplace", lambda lib, x, y: (x * 1).lerp_(y, 0.25).addcmul_(x, y).atan2_(y).hypot_(x),
+           one_shape().map(lambda s: (s[0], s[0])),
+           covers=("MulBackward0", "LerpBackward0", "AddcmulBackward0", "Atan2Backward0", "HypotBackward0"),
+           domain=NONZERO),
+    # ---- comparison and logic (no grad)
+    OpInfo("comparisons", lambda lib, x, y: lib.stack([x == y, x != y, x < y, lib.le(x, y), x.gt(y), lib.greater_equal(x, y)]),
+           broadcast_pair(), covers=(), ties=True, differentiable=False, int_ok=True),
+    OpInfo("isclose", lambda lib, x, y: lib.isclose(x, y + 1e-6) | x.isclose(y, rtol=0.1, atol=0.2),
+           broadcast_pair(), covers=(), ties=True, differentiable=False, int_ok=True),
+    OpInfo("allclose_equal", lambda lib, x, y: lib.tensor([lib.allclose(x, x + 1e-9), x.allclose(y), lib.equal(x, x),
+                                                           x.equal(y)]), fixed((3,), (3,)), covers=(),
+           differentiable=False),
+    OpInfo("isnan_isinf", lambda lib, x: lib.stack([x.log().isnan(), lib.isinf((x * 1e300) * 1e300),
+                                                    lib.isfinite(x.log()), x.isnan()]),
+           covers=(), ties=True, differentiable=False, int_ok=True),
+    OpInfo("logical", lambda lib, x, y: lib.stack([lib.logical_and(x, y), x.logical_or(y), lib.logical_xor(x > 0, y),
+                                                   lib.logical_not(x)]),
+           broadcast_pair(), covers=(), ties=True, differentiable=False, int_ok=True),
+    OpInfo("bitwise_bool", lambda lib, x, y: lib.stack([(x > 0) & (y > 0), (x > 0) | (y < 0), (x > 0) ^ (y > 0), ~(x > 0),
+                                                        lib.bitwise_not(x > y), True & (x > 0)]),
+           broadcast_pair(), covers=(), ties=True, differentiable=False),
+    OpInfo("bitwise_int", lambda lib, x, y: lib.stack([_int(lib, x) & _int(lib, y), lib.bitwise_or(_int(lib, x), 5),
+                                                       _int(lib, x).bitwise_xor(_int(lib, y)), ~_int(lib, x), 3 ^ _int(lib, y)]),
+           broadcast_pair(), covers=(), differentiable=False),
+    OpInfo("bitwise_float_errors", lambda lib, x, y: x & y, broadcast_pair(), covers=(), differentiable=False),
+    OpInfo("invert_float_error", lambda lib, x: ~x, covers=(), differentiable=False),
+]

@@ -1,0 +1,275 @@
+"""Rows for the shape and movement family (src/dyngrad/_ops/shape.py); they join tests/op_table.py."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from op_table import OpInfo, fixed, one_shape
+
+
+def _dim_of(shape, extra: int = 0):
+    nd = len(shape) + extra
+    return st.integers(-nd, nd - 1) if nd else st.sampled_from([0, -1])
+
+
+def _dim(data, shapes):
+    return {"dim": data.draw(_dim_of(shapes[0]))}
+
+
+def _same_but_dim(n: int = 3):
+    """``n`` shapes equal except along one dim (for cat)."""
+
+    @st.composite
+    def draw(draw):
+        base = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3))
+        d = draw(st.integers(0, len(base) - 1))
+        out = []
+        for _ in range(n):
+            s = list(base)
+            s[d] = draw(st.integers(0, 3))
+            out.append(tuple(s))
+        return tuple(out) + ((d - len(base) if draw(st.booleans()) else d,),)
+
+    return draw().map(lambda s: s[:-1] + ((s[-1],),))
+
+
+def _cat_shapes():
+    return _same_but_dim(3).map(lambda s: s[:3])
+
+
+def _cat_params(data, shapes):
+    a, b, c = shapes
+    nd = len(a)
+    dims = [d for d in range(-nd, nd) if all(x[k] == a[k] for x in shapes for k in range(nd) if k != d % nd)]
+    return {"dim": data.draw(st.sampled_from(dims))}
+
+
+def _split_params(data, shapes):
+    nd = len(shapes[0])
+    d = data.draw(st.integers(-nd, nd - 1))
+    n = shapes[0][d]
+    if data.draw(st.booleans()):
+        size = data.draw(st.integers(1, max(n, 1))) if n else data.draw(st.integers(0, 2))
+        return {"arg": size, "dim": d}
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=3)))
+    sizes, prev = [], 0
+    for c in cuts + [n]:
+        sizes.append(c - prev)
+        prev = c
+    return {"arg": sizes, "dim": d}
+
+
+def _chunk_params(data, shapes):
+    nd = len(shapes[0])
+    return {"chunks": data.draw(st.integers(1, 4)), "dim": data.draw(st.integers(-nd, nd - 1))}
+
+
+def _narrow_params(data, shapes):
+    nd = len(shapes[0])
+    d = data.draw(st.integers(-nd, nd - 1))
+    n = shapes[0][d]
+    start = data.draw(st.integers(-n, n))
+    s = start + n if start < 0 else start
+    return {"dim": d, "start": start, "length": data.draw(st.integers(0, n - s))}
+
+
+def _flip_params(data, shapes):
+    nd = len(shapes[0])
+    if nd == 0:
+        return {"dims": ()}
+    return {"dims": tuple(data.draw(st.lists(st.integers(0, nd - 1), unique=True, max_size=nd)))}
+
+
+def _roll_params(data, shapes):
+    nd = len(shapes[0])
+    if nd == 0 or data.draw(st.booleans()):
+        return {"shifts": data.draw(st.integers(-5, 5)), "dims": None}
+    dims = tuple(data.draw(st.lists(st.integers(-nd, nd - 1), min_size=1, max_size=nd)))
+    return {"shifts": tuple(data.draw(st.integers(-5, 5)) for _ in dims), "dims": dims}
+
+
+def _rot90_params(data, shapes):
+    nd = len(shapes[0])
+    dims = data.draw(st.lists(st.integers(-nd, nd - 1), min_size=2, max_size=2, unique_by=lambda d: d % nd))
+    return {"k": data.draw(st.integers(-5, 5)), "dims": tuple(dims)}
+
+
+def _diag_params(data, shapes):
+    nd = len(shapes[0])
+    dims = data.draw(st.lists(st.integers(-nd, nd - 1), min_size=2, max_size=2, unique_by=lambda d: d % nd))
+    return {"offset": data.draw(st.integers(-3, 3)), "d1": dims[0], "d2": dims[1]}
+
+
+def _diag_embed_params(data, shapes):
+    nd = len(shapes[0]) + 1
+    dims = data.draw(st.lists(st.integers(-nd, nd - 1), min_size=2, max_size=2, unique_by=lambda d: d % nd))
+    return {"offset": data.draw(st.integers(-2, 2)), "d1": dims[0], "d2": dims[1]}
+
+
+def _repeat_params(data, shapes):
+    nd = len(shapes[0])
+    lead = data.draw(st.integers(0, 2))
+    return {"reps": tuple(data.draw(st.integers(0, 3)) for _ in range(nd + lead))}
+
+
+def _tile_params(data, shapes):
+    return {"reps": tuple(data.draw(st.lists(st.integers(0, 3), max_size=len(shapes[0]) + 1)))}
+
+
+def _ri_params(data, shapes):
+    nd = len(shapes[0])
+    dim = data.draw(st.none() | (st.integers(-nd, nd - 1) if nd else st.sampled_from([0, -1])))
+    return {"repeats": data.draw(st.integers(0, 3)), "dim": dim}
+
+
+def _ri_tensor_params(data, shapes):
+    nd = len(shapes[0])
+    d = data.draw(st.integers(-nd, nd - 1))
+    n = shapes[0][d]
+    return {"repeats": tuple(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))), "dim": d}
+
+
+def _movedim_params(data, shapes):
+    nd = len(shapes[0])
+    if nd == 0:
+        return {"src": 0, "dst": -1}
+    k = data.draw(st.integers(1, nd))
+    src = data.draw(st.lists(st.integers(0, nd - 1), min_size=k, max_size=k, unique=True))
+    dst = data.draw(st.lists(st.integers(0, nd - 1), min_size=k, max_size=k, unique=True))
+    if k == 1 and data.draw(st.booleans()):
+        return {"src": src[0] - nd, "dst": dst[0]}
+    return {"src": tuple(src), "dst": tuple(dst)}
+
+
+def _unflatten_params(data, shapes):
+    nd = len(shapes[0])
+    d = data.draw(st.integers(-nd, nd - 1))
+    n = shapes[0][d]
+    options = [(n,), (1, n), (n, 1), (-1,), (1, -1)]
+    if n and n % 2 == 0:
+        options += [(2, n // 2), (2, -1)]
+    return {"dim": d, "sizes": data.draw(st.sampled_from(options))}
+
+
+def _tri_params(data, shapes):
+    return {"k": data.draw(st.integers(-4, 4))}
+
+
+def _pad_constant(data, shapes):
+    nd = len(shapes[0])
+    k = data.draw(st.integers(1, max(nd, 1))) if nd else 0
+    pads = []
+    for i in range(k):
+        n = shapes[0][nd - 1 - i]
+        lo = data.draw(st.integers(-n, 3))
+        hi = data.draw(st.integers(-(n + lo) if lo < 0 else -n, 3))
+        pads += [lo, hi]
+    return {"pad": tuple(pads), "value": data.draw(st.sampled_from([None, 0.0, 1.5]))}
+
+
+@st.composite
+def _nc_pad_case(draw):
+    k = draw(st.integers(1, 3))
+    batch = draw(st.integers(0, 1)) + 1
+    shape = tuple(draw(st.integers(1, 3)) for _ in range(batch)) + tuple(draw(st.integers(1, 4)) for _ in range(k))
+    return (shape,)
+
+
+def _nc_pad_params(mode):
+    def params(data, shapes):
+        shape = shapes[0]
+        nd = len(shape)
+        k = data.draw(st.integers(1, 3).filter(lambda k: nd - 2 <= k <= nd - 1))
+        pads = []
+        for i in range(k):
+            n = shape[nd - 1 - i]
+            hi = n - 1 if mode == "reflect" else (n if mode == "circular" else 4)
+            pads += [data.draw(st.integers(0, hi)), data.draw(st.integers(0, hi))]
+        return {"pad": tuple(pads)}
+
+    return params
+
+
+def _meshgrid_shapes():
+    return st.lists(st.integers(0, 3), min_size=1, max_size=3).map(lambda ns: tuple((n,) for n in ns))
+
+
+def _meshgrid(lib, *xs, indexing):
+    return lib.stack([g.reshape(-1) for g in lib.meshgrid(*xs, indexing=indexing)], 0)
+
+
+ROWS: list[OpInfo] = [
+    OpInfo("view_as", lambda lib, x: x.view_as(x.reshape(-1)), covers=("ViewBackward0",)),
+    OpInfo("flatten_dims", lambda lib, x, s, e: lib.flatten(x, s, e), shapes=one_shape(min_dims=1),
+           params=lambda d, sh: {"s": d.draw(st.integers(0, len(sh[0]) - 1)), "e": d.draw(st.integers(-1, -1))},
+           covers=("ViewBackward0", "UnsafeViewBackward0")),
+    OpInfo("unflatten", lambda lib, x, dim, sizes: x.unflatten(dim, sizes), shapes=one_shape(min_dims=1),
+           params=_unflatten_params, covers=("ViewBackward0",)),
+    OpInfo("swapaxes", lambda lib, x: lib.swapaxes(x, 0, -1), shapes=one_shape(min_dims=1),
+           covers=("TransposeBackward0",)),
+    OpInfo("movedim", lambda lib, x, src, dst: lib.movedim(x, src, dst), params=_movedim_params,
+           covers=("PermuteBackward0",)),
+    OpInfo("broadcast_to", lambda lib, x: lib.broadcast_to(x, (2,) + tuple(x.shape)), covers=("ExpandBackward0",)),
+    OpInfo("expand_as", lambda lib, x, y: x.expand_as(y), fixed((3, 1), (2, 3, 4)), covers=("ExpandBackward0",)),
+    OpInfo("repeat", lambda lib, x, reps: x.repeat(*reps), params=_repeat_params, covers=("RepeatBackward0",),
+           int_ok=True),
+    OpInfo("tile", lambda lib, x, reps: lib.tile(x, reps), params=_tile_params, covers=("RepeatBackward0",)),
+    OpInfo("repeat_interleave", lambda lib, x, repeats, dim: x.repeat_interleave(repeats, dim=dim),
+           params=_ri_params, covers=("ViewBackward0", "UnsafeViewBackward0", "CloneBackward0", "ExpandBackward0",
+                                      "UnsqueezeBackward0")),
+    OpInfo("repeat_interleave_tensor",
+           lambda lib, x, repeats, dim: lib.repeat_interleave(x, lib.tensor(list(repeats), dtype=lib.int64), dim=dim),
+           shapes=one_shape(min_dims=1), params=_ri_tensor_params, covers=("IndexSelectBackward0",)),
+    OpInfo("cat", lambda lib, x, y, z, dim: lib.cat([x, y, z], dim), _cat_shapes(), params=_cat_params,
+           covers=("CatBackward0",), int_ok=True),
+    OpInfo("cat_legacy_empty", lambda lib, x, y: lib.cat([x, y, x], 1), fixed((2, 3), (0,)), covers=("CatBackward0",)),
+    OpInfo("concat_one", lambda lib, x: lib.concat([x], -1), shapes=one_shape(min_dims=1), covers=("CatBackward0",)),
+    OpInfo("hstack", lambda lib, x, y: lib.hstack([x, y, x]), one_shape(max_dims=3).map(lambda s: (s[0], s[0])),
+           covers=("CatBackward0", "ViewBackward0")),
+    OpInfo("vstack", lambda lib, x, y: lib.vstack((x, y)), one_shape(max_dims=3).map(lambda s: (s[0], s[0])),
+           covers=("CatBackward0", "ViewBackward0", "UnsqueezeBackward0")),
+    OpInfo("split", lambda lib, x, arg, dim: lib.stack([p.sum() for p in x.split(arg, dim)] + [x.split(arg, dim)[-1].sum() * 2]),
+           shapes=one_shape(min_dims=1), params=_split_params,
+           covers=("SplitBackward0", "SplitWithSizesBackward0", "SumBackward0", "StackBackward0")),
+    OpInfo("split_views", lambda lib, x, arg, dim: lib.cat([p.reshape(-1) * (i + 1) for i, p in enumerate(lib.split(x, arg, dim))]),
+           shapes=one_shape(min_dims=1), params=_split_params,
+           covers=("SplitBackward0", "SplitWithSizesBackward0", "CatBackward0")),
+    OpInfo("split_first_only", lambda lib, x: x.split(1)[0], shapes=one_shape(min_dims=1, min_side=1),
+           covers=("SplitBackward0",)),
+    OpInfo("chunk", lambda lib, x, chunks, dim: lib.cat([p.reshape(-1) * (i + 1) for i, p in enumerate(x.chunk(chunks, dim))]),
+           shapes=one_shape(min_dims=1), params=_chunk_params, covers=("SplitBackward0", "SplitWithSizesBackward0")),
+    OpInfo("narrow", lambda lib, x, dim, start, length: x.narrow(dim, start, length), shapes=one_shape(min_dims=1),
+           params=_narrow_params, covers=("SliceBackward0",)),
+    OpInfo("flip", lambda lib, x, dims: x.flip(dims), params=_flip_params, covers=("FlipBackward0",), int_ok=True),
+    OpInfo("fliplr", lambda lib, x: lib.fliplr(x), shapes=one_shape(min_dims=2), covers=("FlipBackward0",)),
+    OpInfo("flipud", lambda lib, x: x.flipud(), shapes=one_shape(min_dims=1), covers=("FlipBackward0",)),
+    OpInfo("roll", lambda lib, x, shifts, dims: x.roll(shifts, dims), params=_roll_params, covers=("RollBackward0",),
+           int_ok=True),
+    OpInfo("rot90", lambda lib, x, k, dims: x.rot90(k, dims), shapes=one_shape(min_dims=2), params=_rot90_params,
+           covers=("Rot90Backward0",)),
+    OpInfo("diagonal", lambda lib, x, offset, d1, d2: x.diagonal(offset, d1, d2), shapes=one_shape(min_dims=2),
+           params=_diag_params, covers=("DiagonalBackward0", "DiagonalBackwardBackward0")),
+    OpInfo("diag_embed", lambda lib, x, offset, d1, d2: lib.diag_embed(x, offset, d1, d2), shapes=one_shape(max_dims=3),
+           params=_diag_embed_params, covers=("DiagEmbedBackward0",)),
+    OpInfo("diag", lambda lib, x, k: lib.diag(x, k), shapes=one_shape(min_dims=1, max_dims=2),
+           params=lambda d, s: {"k": d.draw(st.integers(-3, 3))}, covers=("DiagEmbedBackward0", "DiagonalBackward0_copy")),
+    OpInfo("triu", lambda lib, x, k: x.triu(k), shapes=one_shape(min_dims=2), params=_tri_params,
+           covers=("TriuBackward0",), int_ok=True),
+    OpInfo("tril", lambda lib, x, k: lib.tril(x, k), shapes=one_shape(min_dims=2), params=_tri_params,
+           covers=("TrilBackward0",)),
+    OpInfo("meshgrid", _meshgrid, _meshgrid_shapes(), params=lambda d, s: {"indexing": d.draw(st.sampled_from(["ij", "xy"]))},
+           covers=("ExpandBackward0", "ViewBackward0")),
+    OpInfo("meshgrid_xy", lambda lib, x, y, z: _meshgrid(lib, x, y, z, indexing="xy"), fixed((2,), (3,), (1,)),
+           covers=("ExpandBackward0", "ViewBackward0")),
+    OpInfo("pad_constant", lambda lib, x, pad, value: lib.nn.functional.pad(x, pad, value=value), params=_pad_constant,
+           covers=("ConstantPadNdBackward0",)),
+    OpInfo("pad_reflect", lambda lib, x, pad: lib.nn.functional.pad(x, pad, mode="reflect"), _nc_pad_case(),
+           params=_nc_pad_params("reflect"),
+           covers=("ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0")),
+    OpInfo("pad_replicate", lambda lib, x, pad: lib.nn.functional.pad(x, pad, mode="replicate"), _nc_pad_case(),
+           params=_nc_pad_params("replicate"),
+           covers=("ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0")),
+    OpInfo("pad_circular", lambda lib, x, pad: lib.nn.functional.pad(x, pad, mode="circular"), _nc_pad_case(),
+           params=_nc_pad_params("circular"), covers=("_CircularPad",)),
+]
