@@ -60,7 +60,8 @@ class Op(Node):
     save_result = False
     # With save_inputs: for each input, the indices of the inputs its gradient formula reads
     # (MulBackward0: ((1,), (0,))). Inputs no wanted gradient reads are not saved, so an
-    # in-place change to them later is no error, as in torch. None saves every input.
+    # in-place change to them later is no error, as in torch. None saves every input, and so
+    # does a call where every input needs its gradient (each op lists all inputs then).
     save_needs = None
 
     @staticmethod
@@ -139,12 +140,12 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         return t
     edges = []
     versions = []
-    needed = False
+    needed = 0  # how many inputs need a gradient
     for t in inputs:
         if isinstance(t, Tensor):
             versions.append(t._vc[0])
             if t._requires_grad:
-                needed = True
+                needed += 1
                 fn = t._grad_fn
                 edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
                 continue
@@ -172,7 +173,7 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     if op.save_inputs:
         saved = inputs
         needs = op.save_needs
-        if needs is not None:  # keep only what the wanted gradients use (see Op.save_needs)
+        if needs is not None and needed < len(inputs):  # keep only what the wanted gradients read
             keep = {j for i, (fn, _) in enumerate(edges) if fn is not None for j in needs[i]}
             saved = tuple(t if j in keep else None for j, t in enumerate(inputs))
             versions = [v if j in keep else None for j, v in enumerate(versions)]
