@@ -64,8 +64,10 @@ def _import_libs():
     import torch
 
     torch.set_num_threads(1)
+    import nn_workloads
     import workloads
 
+    workloads.ALL = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS}  # issue 2's rows, then issue 3's
     return numpy, torch, dyngrad, workloads
 
 
@@ -242,7 +244,7 @@ def main(argv=None) -> int:
     global _clock
     _clock = getattr(time, args.clock)
     np, torch, dyngrad, workloads = _import_libs()
-    all_wl = workloads.WORKLOADS
+    all_wl = workloads.ALL
     keys = [k.strip().upper() for k in args.only.split(",") if k.strip()] or list(all_wl)
     unknown = [k for k in keys if k not in all_wl]
     if unknown:
