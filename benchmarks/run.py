@@ -64,10 +64,12 @@ def _import_libs():
     import torch
 
     torch.set_num_threads(1)
+    import autograd_workloads
     import nn_workloads
     import workloads
 
-    workloads.ALL = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS}  # issue 2's rows, then issue 3's
+    # issue 2's rows, then issue 3's (N), then issue 4's (A)
+    workloads.ALL = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS, **autograd_workloads.WORKLOADS}
     return numpy, torch, dyngrad, workloads
 
 
