@@ -4,13 +4,13 @@ differentiable) computed by dyngrad equal torch.autograd.functional's."""
 from __future__ import annotations
 
 import pytest
-from conftest import assert_same_tensor, torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_table import OPS
-from test_ops import _draw_case
 
 import dyngrad
+from conftest import assert_same_tensor, torch
+from op_table import OPS
+from test_ops import _draw_case
 
 ROWS = [op for op in OPS if op.differentiable]
 TOL = dict(rtol=1e-7, atol=1e-9)
