@@ -19,6 +19,7 @@ checks that each has a row.
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 from .._backend import xp
@@ -29,6 +30,8 @@ from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 
 _new = object.__new__
+_getframe = sys._getframe
+_internal_code = anomaly_mode._INTERNAL  # code object -> is it dyngrad's own (filled by user_site)
 _fw = _fw_ad.STATE
 _ndarray = xp.ndarray
 _asarray = xp.asarray
@@ -163,8 +166,14 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     if anomaly_mode._any:  # debugging aids, off by default
         if anomaly_mode._enabled:
             node._anomaly_trace = anomaly_mode.forward_stack()
-        if anomaly_mode._origins:
-            node._origin = anomaly_mode.user_site(3)  # user -> op function -> apply -> user_site
+        # the user's line (user -> op function -> apply), inlined for speed; only nodes that save
+        # values can raise the in-place error that reports it
+        if anomaly_mode._origins and (op.save_inputs or op.save_result):
+            f = _getframe(2)
+            if _internal_code.get(f.f_code, True):
+                node._origin = anomaly_mode.user_site(2)
+            else:
+                node._origin = (f.f_code.co_filename, f.f_lineno)
     result = _new(Tensor)  # wrap(), inlined on this hot path
     result._data = out
     result._requires_grad = True
