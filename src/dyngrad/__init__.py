@@ -107,6 +107,8 @@ from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd  # noqa: E402
 from . import linalg, nn, viz  # noqa: E402
+from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)

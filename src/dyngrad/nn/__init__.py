@@ -1,7 +1,10 @@
-"""dyngrad.nn (torch.nn): for now the functional interface, ``dyngrad.nn.functional``."""
+"""dyngrad.nn (torch.nn): Module, Parameter, layers, losses, ``init``, ``utils`` and ``functional``."""
 
 from __future__ import annotations
 
-from . import functional
+from . import functional, init, utils  # noqa: E402
+from .modules import *  # noqa: F403 - the layer classes, as torch.nn exposes them
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
 
-__all__ = ["functional"]
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", *_modules_all]

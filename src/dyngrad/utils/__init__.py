@@ -1,1 +1,7 @@
-"""dyngrad.utils (torch.utils): data loading and activation checkpointing."""
+"""dyngrad.utils (torch.utils): data loading (``data``) and activation checkpointing (``checkpoint``)."""
+
+from __future__ import annotations
+
+from . import data
+
+__all__ = ["data"]

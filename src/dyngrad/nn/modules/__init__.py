@@ -1,0 +1,78 @@
+"""The layers of dyngrad.nn (torch.nn.modules)."""
+
+from __future__ import annotations
+
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
+from .linear import Bilinear, Identity, Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+
+__all__ = [
+    "CELU", "ELU", "GELU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
+    "LogSoftmax", "Mish", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh",
+    "Tanhshrink", "Threshold", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "CosineSimilarity", "PairwiseDistance", "Dropout",
+    "Flatten", "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
+    "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "Module", "BatchNorm1d",
+    "BatchNorm2d", "GroupNorm", "LayerNorm", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d",
+    "MaxPool1d", "MaxPool2d", "Embedding", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell",
+    "RNNCellBase", "MultiheadAttention", "TransformerEncoder", "TransformerEncoderLayer",
+    "Fold", "Unfold", "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+    "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+]

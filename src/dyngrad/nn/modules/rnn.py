@@ -1,0 +1,280 @@
+"""Recurrent layers (torch.nn.RNN, LSTM, GRU and their cells), written as a loop over time of
+linear maps and pointwise gates, so autograd differentiates them like any other graph.
+
+Parameter names, shapes, gate order (LSTM: input, forget, cell, output; GRU: reset, update, new)
+and the equations are torch's (see the torch.nn.LSTM / GRU docs); initialisation is torch's,
+U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) for every weight and bias. The outputs' values and
+gradients match torch; their ``grad_fn`` names differ (torch runs a fused kernel: its LSTM output
+shows ``TransposeBackward0``/``StackBackward0``, dyngrad's the last op of the loop).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import _creation
+from ..._ops.shape import cat, stack
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    return (F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)).tanh()
+
+
+def _rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    return (F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)).relu()
+
+
+def _lstm_cell(x, state, w_ih, w_hh, b_ih, b_hh):
+    h, c = state
+    gates = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, 1)
+    c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c_next.tanh(), c_next
+
+
+def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    gi = F.linear(x, w_ih, b_ih)
+    gh = F.linear(h, w_hh, b_hh)
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r = (i_r + h_r).sigmoid()
+    z = (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    return (1 - z) * n + z * h
+
+
+_CELLS = {"RNN_TANH": _rnn_tanh_cell, "RNN_RELU": _rnn_relu_cell, "LSTM": _lstm_cell, "GRU": _gru_cell}
+
+
+class RNNBase(Module):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being "
+                "zeroed"
+            )
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size != 0:
+            raise NotImplementedError("dyngrad's LSTM does not support proj_size yet")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        gate_size = _GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                for kind, shape in shapes:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype)))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _weights(self, layer: int, direction: int):
+        suffix = "_reverse" if direction == 1 else ""
+        get = self._parameters.get
+        return (get(f"weight_ih_l{layer}{suffix}"), get(f"weight_hh_l{layer}{suffix}"),
+                get(f"bias_ih_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"))
+
+    def forward(self, input, hx=None):
+        is_lstm = self.mode == "LSTM"
+        batched = input.dim() == 3
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if not batched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if is_lstm else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        seq_len, batch = input.shape[0], input.shape[1]
+        num_directions = 2 if self.bidirectional else 1
+        if hx is None:
+            zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros) if is_lstm else zeros
+        cell = _CELLS[self.mode]
+        layer_input = input
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                idx = layer * num_directions + direction
+                state = (hx[0][idx], hx[1][idx]) if is_lstm else hx[idx]
+                w = self._weights(layer, direction)
+                steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
+                out = [None] * seq_len
+                for t in steps:
+                    state = cell(layer_input[t], state, *w)
+                    out[t] = state[0] if is_lstm else state
+                outputs.append(stack(out, 0))
+                if is_lstm:
+                    h_n.append(state[0])
+                    c_n.append(state[1])
+                else:
+                    h_n.append(state)
+            layer_input = outputs[0] if num_directions == 1 else cat(outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        output = layer_input
+        h_n = stack(h_n, 0)
+        hidden = (h_n, stack(c_n, 0)) if is_lstm else h_n
+        if not batched:
+            output = output.squeeze(1)
+            hidden = tuple(h.squeeze(1) for h in hidden) if is_lstm else hidden.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, hidden
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device=None, dtype=None) -> None:
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTM(RNNBase):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, dtype=dtype)
+
+
+class GRU(RNNBase):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device=None, dtype=None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         dtype=dtype)
+
+
+class RNNCellBase(Module):
+    _mode = ""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, dtype=None) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += f", bias={self.bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def forward(self, input, hx=None):
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
+            )
+        batched = input.dim() == 2
+        is_lstm = self._mode == "LSTM"
+        if not batched:
+            input = input.unsqueeze(0)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(0) for h in hx) if is_lstm else hx.unsqueeze(0)
+        if hx is None:
+            zeros = _creation.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros) if is_lstm else zeros
+        mode = self._mode if self._mode != "RNN" else ("RNN_RELU" if self.nonlinearity == "relu" else "RNN_TANH")
+        out = _CELLS[mode](input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if not batched:
+            out = tuple(o.squeeze(0) for o in out) if is_lstm else out.squeeze(0)
+        return out
+
+
+class RNNCell(RNNCellBase):
+    _mode = "RNN"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTMCell(RNNCellBase):
+    _mode = "LSTM"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+
+
+class GRUCell(RNNCellBase):
+    _mode = "GRU"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)

@@ -1,0 +1,51 @@
+"""Adagrad (torch.optim.Adagrad's single-tensor update).
+
+    t += 1;  g += wd * p;  clr = lr / (1 + (t - 1) * lr_decay);  s += g^2;  p -= clr * g / (sqrt(s) + eps)
+State is created in the constructor (``step`` = 0, ``sum`` = initial_accumulator_value), as torch does.
+"""
+
+from __future__ import annotations
+
+from .._backend import xp
+from .._tensor import wrap
+from .optimizer import Optimizer, _bump, _scalar_tensor
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _scalar_tensor(0.0)
+                state["sum"] = wrap(xp.full_like(p._data, group["initial_accumulator_value"]))
+
+    def _update_group(self, group, params) -> None:
+        lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
+        for p in params:
+            state = self.state[p]
+            state["step"]._data += 1
+            step = float(state["step"]._data)
+            g = self._grad(p, group)
+            if wd != 0:
+                g = g + wd * p._data
+            clr = lr / (1 + (step - 1) * lr_decay)
+            s = state["sum"]._data
+            s += g * g
+            p._data += -clr * g / (xp.sqrt(s) + eps)
+            for t in (p, state["step"], state["sum"]):
+                _bump(t)

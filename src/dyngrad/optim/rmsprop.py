@@ -1,0 +1,67 @@
+"""RMSprop (torch.optim.RMSprop's single-tensor update).
+
+    v = alpha * v + (1 - alpha) * g^2;  centered: ga = lerp(ga, g, 1 - alpha), avg = sqrt(v - ga^2) else sqrt(v)
+    avg += eps;  momentum: buf = momentum * buf + g / avg, p -= lr * buf;  else p -= lr * g / avg
+"""
+
+from __future__ import annotations
+
+from .._backend import xp
+from .adam import _zeros_like
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group, params) -> None:
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state["step"] = _scalar_tensor(0.0)
+                state["square_avg"] = _zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = _zeros_like(p)
+                if centered:
+                    state["grad_avg"] = _zeros_like(p)
+            g = self._grad(p, group)
+            state["step"]._data += 1
+            if wd != 0:
+                g = g + wd * p._data
+            sq = state["square_avg"]._data
+            sq *= alpha
+            sq += (1 - alpha) * g * g
+            if centered:
+                ga = state["grad_avg"]._data
+                lerp_(ga, g, 1 - alpha)
+                avg = xp.sqrt(sq + -1 * ga * ga)
+            else:
+                avg = xp.sqrt(sq)
+            avg += eps
+            if momentum > 0:
+                buf = state["momentum_buffer"]._data
+                buf *= momentum
+                buf += g / avg
+                p._data += -lr * buf
+            else:
+                p._data += -lr * g / avg
+            for t in state.values():
+                _bump(t)
+            _bump(p)

@@ -1,0 +1,110 @@
+"""Samplers (torch.utils.data.Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, BatchSampler)."""
+
+from __future__ import annotations
+
+
+def _fresh_generator():
+    """A Generator seeded from dyngrad's default stream, so ``manual_seed`` makes shuffling reproducible."""
+    from ..._backend import generator as default_stream
+    from ..._creation import Generator
+
+    return Generator().manual_seed(int(default_stream().integers(0, 2**63 - 1)))
+
+
+class Sampler:
+    """Base class: an iterable of dataset indices."""
+
+    def __init__(self, data_source=None) -> None:
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices each epoch (or ``num_samples`` draws with replacement)."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        gen = self.generator if self.generator is not None else _fresh_generator()
+        rng = gen._rng
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from rng.integers(0, n, size=32).tolist()
+            yield from rng.integers(0, n, size=self.num_samples % 32).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from rng.permutation(n).tolist()
+            yield from rng.permutation(n).tolist()[: self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order."""
+
+    def __init__(self, indices, generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        gen = self.generator if self.generator is not None else _fresh_generator()
+        for i in gen._rng.permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of ``sampler`` into lists of ``batch_size``."""
+
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

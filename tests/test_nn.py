@@ -1,0 +1,921 @@
+"""dyngrad.nn against torch.nn: Module mechanics, containers, printed forms, state_dict, init, and every
+layer's forward/backward with the same weights copied from torch."""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+import dyngrad.nn as dnn
+import dyngrad.nn.functional as F
+from conftest import assert_same_tensor
+
+tnn = torch.nn
+
+
+def _copy_weights(tm, dm):
+    """Load torch's parameters and buffers into the dyngrad module (strict: the key sets must agree)."""
+    sd = OrderedDict((k, dyngrad.tensor(v.detach().numpy())) for k, v in tm.state_dict().items())
+    result = dm.load_state_dict(sd)
+    assert repr(result) == "<All keys matched successfully>"
+
+
+# (name, constructor taking the library, input shape(s), extra kwargs for inputs)
+LAYERS = [
+    ("Linear", lambda nn: nn.Linear(4, 3), [(5, 4)]),
+    ("Linear-nobias", lambda nn: nn.Linear(4, 3, bias=False), [(2, 6, 4)]),
+    ("Identity", lambda nn: nn.Identity(3, foo=1), [(2, 3)]),
+    ("Flatten", lambda nn: nn.Flatten(), [(2, 3, 4, 5)]),
+    ("Flatten-dims", lambda nn: nn.Flatten(0, 2), [(2, 3, 4, 5)]),
+    ("Unflatten", lambda nn: nn.Unflatten(1, (2, 6)), [(3, 12)]),
+    ("ReLU", lambda nn: nn.ReLU(), [(3, 4)]),
+    ("ReLU6", lambda nn: nn.ReLU6(), [(3, 4)]),
+    ("GELU", lambda nn: nn.GELU(), [(3, 4)]),
+    ("GELU-tanh", lambda nn: nn.GELU(approximate="tanh"), [(3, 4)]),
+    ("Tanh", lambda nn: nn.Tanh(), [(3, 4)]),
+    ("Sigmoid", lambda nn: nn.Sigmoid(), [(3, 4)]),
+    ("Softmax", lambda nn: nn.Softmax(dim=1), [(3, 4)]),
+    ("LogSoftmax", lambda nn: nn.LogSoftmax(dim=-1), [(3, 4)]),
+    ("Softmin", lambda nn: nn.Softmin(dim=0), [(3, 4)]),
+    ("LeakyReLU", lambda nn: nn.LeakyReLU(0.2), [(3, 4)]),
+    ("ELU", lambda nn: nn.ELU(alpha=0.5), [(3, 4)]),
+    ("CELU", lambda nn: nn.CELU(alpha=0.7), [(3, 4)]),
+    ("SELU", lambda nn: nn.SELU(), [(3, 4)]),
+    ("SiLU", lambda nn: nn.SiLU(), [(3, 4)]),
+    ("Mish", lambda nn: nn.Mish(), [(3, 4)]),
+    ("Hardswish", lambda nn: nn.Hardswish(), [(3, 4)]),
+    ("Hardsigmoid", lambda nn: nn.Hardsigmoid(), [(3, 4)]),
+    ("Hardtanh", lambda nn: nn.Hardtanh(-0.5, 0.7), [(3, 4)]),
+    ("Softplus", lambda nn: nn.Softplus(beta=2.0, threshold=1.0), [(3, 4)]),
+    ("Threshold", lambda nn: nn.Threshold(0.1, 20.0), [(3, 4)]),
+    ("LogSigmoid", lambda nn: nn.LogSigmoid(), [(3, 4)]),
+    ("Softsign", lambda nn: nn.Softsign(), [(3, 4)]),
+    ("Tanhshrink", lambda nn: nn.Tanhshrink(), [(3, 4)]),
+    ("Dropout-eval", lambda nn: nn.Dropout(0.3).eval(), [(3, 4)]),
+    ("Conv1d", lambda nn: nn.Conv1d(2, 4, 3, stride=2, padding=1), [(2, 2, 9)]),
+    ("Conv1d-groups", lambda nn: nn.Conv1d(4, 6, 2, groups=2, dilation=2, bias=False), [(1, 4, 8)]),
+    ("Conv2d", lambda nn: nn.Conv2d(3, 4, 3), [(2, 3, 6, 5)]),
+    ("Conv2d-args", lambda nn: nn.Conv2d(2, 4, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2)),
+     [(1, 2, 7, 6)]),
+    ("Conv2d-same", lambda nn: nn.Conv2d(2, 2, 4, padding="same"), [(1, 2, 6, 6)]),
+    ("Conv2d-reflect", lambda nn: nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [(1, 2, 5, 5)]),
+    ("Conv2d-circular", lambda nn: nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="circular"), [(1, 2, 5, 5)]),
+    ("ConvTranspose1d", lambda nn: nn.ConvTranspose1d(3, 2, 3, stride=2, output_padding=1), [(2, 3, 5)]),
+    ("ConvTranspose2d", lambda nn: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, groups=2), [(1, 4, 4, 3)]),
+    ("MaxPool1d", lambda nn: nn.MaxPool1d(3, stride=2, padding=1), [(2, 3, 9)]),
+    ("MaxPool2d", lambda nn: nn.MaxPool2d(2), [(2, 3, 6, 4)]),
+    ("MaxPool2d-args", lambda nn: nn.MaxPool2d((3, 2), stride=1, padding=1, ceil_mode=True), [(1, 2, 5, 5)]),
+    ("AvgPool1d", lambda nn: nn.AvgPool1d(3, 2), [(2, 3, 9)]),
+    ("AvgPool2d", lambda nn: nn.AvgPool2d(2), [(2, 3, 6, 4)]),
+    ("AvgPool2d-args", lambda nn: nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False), [(1, 2, 7, 6)]),
+    ("AdaptiveAvgPool2d", lambda nn: nn.AdaptiveAvgPool2d((2, 3)), [(2, 2, 5, 7)]),
+    ("AdaptiveMaxPool2d", lambda nn: nn.AdaptiveMaxPool2d(2), [(2, 2, 5, 7)]),
+    ("LayerNorm", lambda nn: nn.LayerNorm(4), [(3, 5, 4)]),
+    ("LayerNorm-2d-noaffine", lambda nn: nn.LayerNorm((5, 4), elementwise_affine=False), [(3, 5, 4)]),
+    ("LayerNorm-nobias", lambda nn: nn.LayerNorm([4], bias=False, eps=1e-3), [(3, 4)]),
+    ("GroupNorm", lambda nn: nn.GroupNorm(2, 4), [(3, 4, 5)]),
+    ("BatchNorm1d", lambda nn: nn.BatchNorm1d(4), [(6, 4)]),
+    ("BatchNorm1d-3d", lambda nn: nn.BatchNorm1d(3, momentum=None), [(4, 3, 5)]),
+    ("BatchNorm1d-eval", lambda nn: nn.BatchNorm1d(4).eval(), [(6, 4)]),
+    ("BatchNorm1d-nostats", lambda nn: nn.BatchNorm1d(4, affine=False, track_running_stats=False), [(6, 4)]),
+    ("BatchNorm2d", lambda nn: nn.BatchNorm2d(3, eps=1e-3, momentum=0.3), [(4, 3, 2, 3)]),
+    ("BatchNorm2d-eval", lambda nn: nn.BatchNorm2d(3).eval(), [(4, 3, 2, 3)]),
+    ("Bilinear", lambda nn: nn.Bilinear(3, 4, 2), [(5, 3), (5, 4)]),
+    ("CosineSimilarity", lambda nn: nn.CosineSimilarity(dim=1), [(4, 5), (4, 5)]),
+    ("PairwiseDistance", lambda nn: nn.PairwiseDistance(p=3.0, keepdim=True), [(4, 5), (4, 5)]),
+    ("ZeroPad2d", lambda nn: nn.ZeroPad2d((1, 2, 0, 1)), [(1, 2, 3, 4)]),
+    ("ZeroPad1d", lambda nn: nn.ZeroPad1d(2), [(2, 3, 4)]),
+    ("ConstantPad2d", lambda nn: nn.ConstantPad2d(1, 3.5), [(1, 2, 3, 4)]),
+    ("ConstantPad1d", lambda nn: nn.ConstantPad1d((0, 2), -1.0), [(2, 3, 4)]),
+    ("ReflectionPad1d", lambda nn: nn.ReflectionPad1d(2), [(2, 3, 4)]),
+    ("ReflectionPad2d", lambda nn: nn.ReflectionPad2d((1, 1, 2, 0)), [(1, 2, 3, 4)]),
+    ("ReplicationPad1d", lambda nn: nn.ReplicationPad1d((1, 2)), [(2, 3, 4)]),
+    ("ReplicationPad2d", lambda nn: nn.ReplicationPad2d(1), [(1, 2, 3, 4)]),
+    ("CircularPad2d", lambda nn: nn.CircularPad2d(1), [(1, 2, 3, 4)]),
+    ("Unfold", lambda nn: nn.Unfold(2, padding=1, stride=2), [(2, 3, 4, 5)]),
+    ("Fold", lambda nn: nn.Fold((4, 5), 2), [(2, 12, 12)]),
+    ("Sequential", lambda nn: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2), nn.LogSoftmax(1)),
+     [(5, 4)]),
+    ("Sequential-dict", lambda nn: nn.Sequential(OrderedDict([("fc", nn.Linear(4, 3)), ("act", nn.Tanh())])),
+     [(5, 4)]),
+    ("CNN", lambda nn: nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(2 * 4 * 4, 3)),
+     [(2, 1, 6, 6)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,make,shapes", LAYERS, ids=[row[0] for row in LAYERS])
+def test_layer_parity(name, make, shapes, dtype):
+    torch.manual_seed(0)
+    tm, dm = make(tnn), make(dnn)
+    if dtype == "float64":
+        tm, dm = tm.double(), dm.double()
+    assert repr(dm) == repr(tm)
+    assert list(dm.state_dict()) == list(tm.state_dict())
+    assert [n for n, _ in dm.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert dp.shape == tp.shape and repr(dp.dtype) == repr(tp.dtype), n
+    with torch.no_grad():  # move off torch's ones/zeros defaults so every parameter matters
+        for p in tm.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+        for b in tm.buffers():
+            if b.is_floating_point():
+                b.add_(torch.rand_like(b) * 0.2)
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
+    dx = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
+    tout, dout = tm(*tx), dm(*dx)
+    assert_same_tensor(dout, tout, what=f"{name} output")
+    assert type(dout.grad_fn).__name__ == type(tout.grad_fn).__name__
+    g = rng.standard_normal(tuple(tout.shape)).astype(dtype)
+    tout.backward(torch.tensor(g))
+    dout.backward(dyngrad.tensor(g))
+    for i, (a, b) in enumerate(zip(dx, tx)):
+        assert_same_tensor(a.grad, b.grad, what=f"{name} input grad {i}")
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=f"{name} grad of {n}")
+    for (n, db), (_, tb) in zip(dm.named_buffers(), tm.named_buffers()):
+        assert_same_tensor(db, tb, what=f"{name} buffer {n} after forward")
+
+
+def test_embedding():
+    def make(nn, **kw):
+        return nn.Embedding(6, 3, **kw)
+
+    # scale_grad_by_freq is left out: F.embedding (an ops kernel) does not scale the gradient yet
+    for kw in [dict(), dict(padding_idx=-2), dict(padding_idx=1, max_norm=1.5)]:
+        tm, dm = make(tnn, **kw), make(dnn, **kw)
+        assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
+        if "padding_idx" in kw:
+            assert float(dm.weight[kw["padding_idx"]].abs().sum()) == 0.0
+        _copy_weights(tm, dm)
+        idx = np.array([[0, 1, 4], [4, 4, 5]])
+        tout, dout = tm(torch.tensor(idx)), dm(dyngrad.tensor(idx))
+        assert_same_tensor(dout, tout)
+        g = np.random.default_rng(0).standard_normal(tuple(tout.shape)).astype(np.float32)
+        tout.backward(torch.tensor(g))
+        dout.backward(dyngrad.tensor(g))
+        assert_same_tensor(dm.weight.grad, tm.weight.grad)
+        assert_same_tensor(dm.weight.detach(), tm.weight.detach())  # max_norm renormalises in place
+    w = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    te, de = tnn.Embedding.from_pretrained(torch.tensor(w)), dnn.Embedding.from_pretrained(dyngrad.tensor(w))
+    assert repr(de) == repr(te) and not de.weight.requires_grad
+    for nn in (tnn, dnn):
+        with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+            nn.Embedding(3, 2, padding_idx=3)
+
+
+def test_batchnorm_errors_and_modes():
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        with pytest.raises(ValueError, match=r"expected 4D input \(got 3D input\)"):
+            nn.BatchNorm2d(3)(lib.ones(2, 3, 4))
+        with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 4D input\)"):
+            nn.BatchNorm1d(3)(lib.ones(2, 3, 4, 4))
+        with pytest.raises(ValueError, match=r"num_channels \(5\) must be divisible by num_groups \(2\)"):
+            nn.GroupNorm(2, 5)
+    bn = dnn.BatchNorm1d(2)
+    x = dyngrad.tensor([[1.0, 2.0], [3.0, 6.0]])
+    for _ in range(3):
+        bn(x)
+    assert bn.num_batches_tracked.item() == 3
+    tbn = tnn.BatchNorm1d(2)
+    for _ in range(3):
+        tbn(torch.tensor([[1.0, 2.0], [3.0, 6.0]]))
+    assert_same_tensor(bn.running_var, tbn.running_var)
+    assert_same_tensor(bn.eval()(x), tbn.eval()(torch.tensor([[1.0, 2.0], [3.0, 6.0]])))
+
+
+RNNS = [
+    ("RNN", lambda nn: nn.RNN(3, 4), (5, 2, 3), False),
+    ("RNN-relu-nobias-2layer", lambda nn: nn.RNN(3, 4, num_layers=2, nonlinearity="relu", bias=False),
+     (5, 2, 3), True),
+    ("LSTM", lambda nn: nn.LSTM(3, 4), (5, 2, 3), True),
+    ("LSTM-2layer-batchfirst", lambda nn: nn.LSTM(3, 4, num_layers=2, batch_first=True), (2, 5, 3), False),
+    ("LSTM-bidirectional", lambda nn: nn.LSTM(3, 2, bidirectional=True), (4, 2, 3), True),
+    ("LSTM-unbatched", lambda nn: nn.LSTM(3, 4), (5, 3), True),
+    ("GRU", lambda nn: nn.GRU(3, 4), (5, 2, 3), True),
+    ("GRU-bidirectional-2layer", lambda nn: nn.GRU(3, 2, num_layers=2, bidirectional=True), (4, 2, 3), False),
+    ("GRU-unbatched", lambda nn: nn.GRU(3, 4, batch_first=True), (5, 3), False),
+]
+
+
+@pytest.mark.parametrize("name,make,shape,with_hx", RNNS, ids=[r[0] for r in RNNS])
+def test_rnn_parity(name, make, shape, with_hx):
+    torch.manual_seed(0)
+    tm, dm = make(tnn).double(), make(dnn).double()
+    assert repr(dm) == repr(tm)
+    assert list(dm.state_dict()) == list(tm.state_dict())
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
+    targs, dargs = [tx], [dx]
+    if with_hx:
+        layers = tm.num_layers * (2 if tm.bidirectional else 1)
+        hshape = (layers, shape[1], tm.hidden_size) if len(shape) == 3 else (layers, tm.hidden_size)
+        hs = [rng.standard_normal(hshape) for _ in range(2 if isinstance(tm, tnn.LSTM) else 1)]
+        th = [torch.tensor(h, requires_grad=True) for h in hs]
+        dh = [dyngrad.tensor(h, requires_grad=True) for h in hs]
+        targs.append(tuple(th) if isinstance(tm, tnn.LSTM) else th[0])
+        dargs.append(tuple(dh) if isinstance(tm, tnn.LSTM) else dh[0])
+    tout, thid = tm(*targs)
+    dout, dhid = dm(*dargs)
+    assert_same_tensor(dout, tout, what="output")
+    thid = thid if isinstance(thid, tuple) else (thid,)
+    dhid = dhid if isinstance(dhid, tuple) else (dhid,)
+    for a, b in zip(dhid, thid):
+        assert_same_tensor(a, b, what="hidden")
+    g = [rng.standard_normal(tuple(t.shape)) for t in (tout, *thid)]
+    torch.autograd.backward([tout, *thid], [torch.tensor(v) for v in g])
+    dyngrad.autograd.backward([dout, *dhid], [dyngrad.tensor(v) for v in g])
+    assert_same_tensor(dx.grad, tx.grad, what="input grad")
+    if with_hx:
+        for a, b in zip(dh, th):
+            assert_same_tensor(a.grad, b.grad, what="hx grad")
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=f"grad of {n}")
+
+
+@pytest.mark.parametrize("cls", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_rnn_cell_parity(cls, batched):
+    kw = dict(nonlinearity="relu") if cls == "RNNCell" else {}
+    tm, dm = getattr(tnn, cls)(3, 4, **kw).double(), getattr(dnn, cls)(3, 4, **kw).double()
+    assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3) if batched else (3,))
+    tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
+    tout, dout = tm(tx), dm(dx)  # hx=None, then the state fed back
+    tout, dout = tm(tx, tout), dm(dx, dout)
+    touts = tout if isinstance(tout, tuple) else (tout,)
+    douts = dout if isinstance(dout, tuple) else (dout,)
+    for a, b in zip(douts, touts):
+        assert_same_tensor(a, b)
+    sum(t.sum() for t in touts).backward()
+    sum(t.sum() for t in douts).backward()
+    assert_same_tensor(dx.grad, tx.grad)
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=n)
+
+
+ATTENTION = [
+    ("MHA", lambda nn: nn.MultiheadAttention(4, 2), dict()),
+    ("MHA-kv-dims-batchfirst", lambda nn: nn.MultiheadAttention(4, 2, kdim=3, vdim=5, batch_first=True,
+                                                                 bias=False), dict()),
+    ("MHA-masks", lambda nn: nn.MultiheadAttention(6, 3), dict(masks=True)),
+    ("MHA-no-average", lambda nn: nn.MultiheadAttention(4, 4), dict(average_attn_weights=False)),
+    ("MHA-no-weights", lambda nn: nn.MultiheadAttention(4, 1), dict(need_weights=False)),
+    ("MHA-unbatched", lambda nn: nn.MultiheadAttention(4, 2), dict(unbatched=True)),
+]
+
+
+@pytest.mark.parametrize("name,make,opts", ATTENTION, ids=[a[0] for a in ATTENTION])
+def test_multihead_attention_parity(name, make, opts):
+    torch.manual_seed(0)
+    tm, dm = make(tnn).double(), make(dnn).double()
+    assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(5)
+    L, S, N = 3, 5, 2
+    e, kd, vd = tm.embed_dim, tm.kdim, tm.vdim
+
+    def shape(n, d):
+        if opts.get("unbatched"):
+            return (n, d)
+        return (N, n, d) if tm.batch_first else (n, N, d)
+
+    arrays = [rng.standard_normal(shape(L, e)), rng.standard_normal(shape(S, kd)), rng.standard_normal(shape(S, vd))]
+    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
+    dx = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
+    kw = {k: v for k, v in opts.items() if k in ("need_weights", "average_attn_weights")}
+    tkw, dkw = dict(kw), dict(kw)
+    if opts.get("masks"):
+        am = rng.standard_normal((L, S)) * 0.5
+        kpm = np.array([[False, False, True, False, True], [False] * 5])
+        tkw.update(attn_mask=torch.tensor(am), key_padding_mask=torch.tensor(kpm))
+        dkw.update(attn_mask=dyngrad.tensor(am), key_padding_mask=dyngrad.tensor(kpm))
+    tout, tw = tm(*tx, **tkw)
+    dout, dw = dm(*dx, **dkw)
+    assert_same_tensor(dout, tout, what="attn output")
+    assert type(dout.grad_fn).__name__ == type(tout.grad_fn).__name__
+    if tw is None:
+        assert dw is None
+    else:
+        assert_same_tensor(dw, tw, what="attn weights")
+    g = rng.standard_normal(tuple(tout.shape))
+    loss_t = (tout * torch.tensor(g)).sum() + (0 if tw is None else tw.pow(2).sum())
+    loss_d = (dout * dyngrad.tensor(g)).sum() + (0 if dw is None else dw.pow(2).sum())
+    loss_t.backward()
+    loss_d.backward()
+    for i, (a, b) in enumerate(zip(dx, tx)):
+        assert_same_tensor(a.grad, b.grad, what=f"input grad {i}")
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=f"grad of {n}")
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(norm_first=True, activation="gelu", batch_first=True)])
+def test_transformer_encoder_parity(kw):
+    torch.manual_seed(0)
+    tl = tnn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **kw)
+    dl = dnn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's nested-tensor notice
+        tm = tnn.TransformerEncoder(tl, 2, norm=tnn.LayerNorm(4)).double()
+    dm = dnn.TransformerEncoder(dl, 2, norm=dnn.LayerNorm(4)).double()
+    assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    _copy_weights(tm, dm)
+    x = np.random.default_rng(6).standard_normal((2, 3, 4) if kw.get("batch_first") else (3, 2, 4))
+    kpm = np.array([[False, False, True], [False, False, False]])
+    tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
+    tout = tm(tx, src_key_padding_mask=torch.tensor(kpm))
+    dout = dm(dx, src_key_padding_mask=dyngrad.tensor(kpm))
+    assert_same_tensor(dout, tout)
+    tout.pow(2).sum().backward()
+    dout.pow(2).sum().backward()
+    assert_same_tensor(dx.grad, tx.grad)
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=n)
+
+
+def test_rnn_default_init_and_errors():
+    dyngrad.manual_seed(0)
+    m = dnn.LSTM(3, 16)
+    assert max(float(p.abs().max()) for p in m.parameters()) <= 0.25
+    for nn in (tnn, dnn):
+        with pytest.raises(ValueError, match="Unknown nonlinearity 'foo'. Select from 'tanh' or 'relu'."):
+            nn.RNN(2, 2, nonlinearity="foo")
+        with pytest.raises(ValueError, match="dropout should be a number in range"):
+            nn.GRU(2, 2, dropout=2)
+
+
+LOSSES = [
+    ("MSELoss", lambda nn: nn.MSELoss(), "float"),
+    ("MSELoss-sum", lambda nn: nn.MSELoss(reduction="sum"), "float"),
+    ("L1Loss-none", lambda nn: nn.L1Loss(reduction="none"), "float"),
+    ("SmoothL1Loss", lambda nn: nn.SmoothL1Loss(beta=0.5), "float"),
+    ("HuberLoss", lambda nn: nn.HuberLoss(delta=0.7), "float"),
+    ("CrossEntropyLoss", lambda nn: nn.CrossEntropyLoss(), "class"),
+    ("CrossEntropyLoss-args", lambda nn: nn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1, reduction="sum"),
+     "class"),
+    ("CrossEntropyLoss-probs", lambda nn: nn.CrossEntropyLoss(), "probs"),
+    ("NLLLoss", lambda nn: nn.NLLLoss(), "class"),
+    ("NLLLoss-none", lambda nn: nn.NLLLoss(reduction="none"), "class"),
+    ("BCELoss", lambda nn: nn.BCELoss(), "bce"),
+    ("BCELoss-sum", lambda nn: nn.BCELoss(reduction="sum"), "bce"),
+    ("BCEWithLogitsLoss", lambda nn: nn.BCEWithLogitsLoss(), "float01"),
+    ("KLDivLoss", lambda nn: nn.KLDivLoss(reduction="batchmean"), "kl"),
+    ("KLDivLoss-logtarget", lambda nn: nn.KLDivLoss(reduction="none", log_target=True), "kl-log"),
+]
+
+
+@pytest.mark.parametrize("name,make,kind", LOSSES, ids=[row[0] for row in LOSSES])
+def test_loss_parity(name, make, kind):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 4))
+    if kind == "class":
+        y = rng.integers(0, 4, 6)
+    elif kind == "probs":
+        y = rng.dirichlet(np.ones(4), 6)
+    elif kind in ("bce", "float01"):
+        y = rng.uniform(0, 1, (6, 4))
+        if kind == "bce":
+            x = 1 / (1 + np.exp(-x))
+    elif kind == "kl":
+        x = np.log(rng.dirichlet(np.ones(4), 6))
+        y = rng.dirichlet(np.ones(4), 6)
+    elif kind == "kl-log":
+        x = np.log(rng.dirichlet(np.ones(4), 6))
+        y = np.log(rng.dirichlet(np.ones(4), 6))
+    else:
+        y = rng.standard_normal((6, 4))
+    tm, dm = make(tnn), make(dnn)
+    assert repr(dm) == repr(tm)
+    tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
+    tl, dl = tm(tx, torch.tensor(y)), dm(dx, dyngrad.tensor(y))
+    assert_same_tensor(dl, tl, what=name)
+    assert type(dl.grad_fn).__name__ == type(tl.grad_fn).__name__
+    tl.sum().backward()
+    dl.sum().backward()
+    assert_same_tensor(dx.grad, tx.grad, what=f"{name} grad")
+
+
+def test_weighted_loss_buffer_and_legacy_reduction():
+    w = np.array([1.0, 2.0, 0.5])
+    tm, dm = tnn.CrossEntropyLoss(weight=torch.tensor(w)), dnn.CrossEntropyLoss(weight=dyngrad.tensor(w))
+    assert list(dm.state_dict()) == list(tm.state_dict()) == ["weight"]
+    x, y = np.random.default_rng(0).standard_normal((4, 3)), np.array([0, 2, 1, 2])
+    assert_same_tensor(dm(dyngrad.tensor(x), dyngrad.tensor(y)), tm(torch.tensor(x), torch.tensor(y)))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        m = dnn.MSELoss(size_average=False)
+    assert m.reduction == "sum" and "please use reduction='sum' instead" in str(rec[0].message)
+
+
+def test_bce_with_logits_weights():
+    w, pw = np.array([1.0, 2.0, 0.5]), np.array([3.0, 1.0, 0.2])
+    tm = tnn.BCEWithLogitsLoss(weight=torch.tensor(w), pos_weight=torch.tensor(pw))
+    dm = dnn.BCEWithLogitsLoss(weight=dyngrad.tensor(w), pos_weight=dyngrad.tensor(pw))
+    assert list(dm.state_dict()) == list(tm.state_dict()) == ["weight", "pos_weight"]
+    x, y = np.random.default_rng(0).standard_normal((4, 3)), np.random.default_rng(1).uniform(0, 1, (4, 3))
+    assert_same_tensor(dm(dyngrad.tensor(x), dyngrad.tensor(y)), tm(torch.tensor(x), torch.tensor(y)))
+
+
+def test_dropout_training():
+    dyngrad.manual_seed(0)
+    m = dnn.Dropout(0.25)
+    x = dyngrad.ones(2000)
+    y = m(x)
+    np.testing.assert_allclose(np.unique(y.numpy()), [0.0, 1 / 0.75], rtol=1e-6)
+    assert 0.2 < float((y == 0).float().mean()) < 0.3
+    m.eval()
+    assert m(x) is x or np.array_equal(m(x).numpy(), x.numpy())
+    for lib in (tnn, dnn):
+        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+            lib.Dropout(1.5)
+
+
+# ----------------------------------------------------------------------------------------------- Parameter
+def test_parameter():
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        p = nn.Parameter(lib.tensor([1.0, 2.0]))
+        assert isinstance(p, lib.Tensor) and p.requires_grad and p.is_leaf
+    tp, dp = tnn.Parameter(torch.tensor([1.0, 2.0])), dnn.Parameter(dyngrad.tensor([1.0, 2.0]))
+    assert repr(dp) == repr(tp) == "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+    assert repr(dnn.Parameter(dyngrad.ones(2, dtype=dyngrad.float64), requires_grad=False)) == repr(
+        tnn.Parameter(torch.ones(2, dtype=torch.float64), requires_grad=False))
+    assert repr(dnn.Parameter()) == repr(tnn.Parameter())
+    # shares memory with its data; ops give plain tensors with grad_fn
+    base = dyngrad.zeros(3)
+    p = dnn.Parameter(base)
+    base.add_(1.0)
+    assert p.tolist() == [1.0, 1.0, 1.0]
+    y = p * 2
+    assert type(y) is dyngrad.Tensor and type(y.grad_fn).__name__ == "MulBackward0"
+    # from a non-leaf: a leaf parameter
+    q = dnn.Parameter(dyngrad.ones(2, requires_grad=True) * 3)
+    assert q.is_leaf and q.grad_fn is None
+    c = copy.deepcopy(p)
+    assert isinstance(c, dnn.Parameter) and c.requires_grad and c.data_ptr() != p.data_ptr()
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        dnn.Parameter(dyngrad.arange(3))
+
+
+# ------------------------------------------------------------------------------------------- Module basics
+class _Net:
+    """The same small network for both libraries: parameters, buffers, nested modules, a shared module."""
+
+    @staticmethod
+    def make(lib, nn):
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.register_buffer("count", lib.zeros(1))
+                self.register_buffer("tmp", lib.ones(2), persistent=False)
+
+            def forward(self, x):
+                return self.fc(x).relu()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(lib.ones(1))
+                self.blocks = nn.ModuleList([Block(), Block()])
+                self.head = nn.Linear(3, 2)
+                self.alias = self.head  # shared: listed once
+                self.none_param = None
+                self.register_parameter("missing", None)
+                self.register_buffer("empty", None)
+
+            def forward(self, x):
+                for b in self.blocks:
+                    x = b(x)
+                return self.head(x) * self.scale
+
+        return Net()
+
+
+def test_traversal_matches_torch():
+    tm, dm = _Net.make(torch, tnn), _Net.make(dyngrad, dnn)
+    assert repr(dm) == repr(tm)
+    for method in ["named_parameters", "named_buffers", "named_children", "named_modules"]:
+        assert [n for n, _ in getattr(dm, method)()] == [n for n, _ in getattr(tm, method)()], method
+    assert [n for n, _ in dm.named_parameters(prefix="m", recurse=False)] == \
+        [n for n, _ in tm.named_parameters(prefix="m", recurse=False)]
+    assert [n for n, _ in dm.named_modules(remove_duplicate=False)] == \
+        [n for n, _ in tm.named_modules(remove_duplicate=False)]
+    assert len(list(dm.parameters())) == len(list(tm.parameters()))
+    assert len(list(dm.buffers())) == len(list(tm.buffers()))
+    assert len(list(dm.children())) == len(list(tm.children()))
+    assert len(list(dm.modules())) == len(list(tm.modules()))
+    assert list(dm.state_dict()) == list(tm.state_dict())
+    assert list(dm.state_dict(prefix="x.")) == list(tm.state_dict(prefix="x."))
+    assert dm.get_submodule("blocks.1.fc") is dm.blocks[1].fc
+    assert dm.get_parameter("blocks.0.fc.bias") is dm.blocks[0].fc.bias
+    assert dm.get_buffer("blocks.0.count") is dm.blocks[0].count
+    for fn in (lambda m: m.get_submodule("blocks.5"), lambda m: m.get_parameter("blocks.0.count"),
+               lambda m: m.get_buffer("head.weight"), lambda m: m.nope):
+        with pytest.raises(AttributeError) as te:
+            fn(tm)
+        with pytest.raises(AttributeError) as de:
+            fn(dm)
+        assert str(de.value) == str(te.value)
+
+
+def test_forward_backward_and_state_dict_roundtrip():
+    tm, dm = _Net.make(torch, tnn), _Net.make(dyngrad, dnn)
+    _copy_weights(tm, dm)
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    tout, dout = tm(torch.tensor(x)), dm(dyngrad.tensor(x))
+    assert_same_tensor(dout, tout)
+    tout.sum().backward()
+    dout.sum().backward()
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=n)
+    sd = dm.state_dict()
+    assert all(not v.requires_grad for v in sd.values())
+    assert dm.state_dict(keep_vars=True)["head.weight"] is dm.head.weight
+    assert sd["head.weight"].data_ptr() == dm.head.weight.data_ptr()  # detached, not copied
+    assert dm.blocks[0].fc.weight.grad is not None
+    dm.zero_grad()
+    assert all(p.grad is None for p in dm.parameters())
+    dout2 = dm(dyngrad.tensor(x))
+    dout2.sum().backward()
+    dm.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and float(p.grad.abs().sum()) == 0.0 for p in dm.parameters())
+
+
+def test_load_state_dict_errors_match_torch():
+    cases = [
+        lambda sd: {k: v for k, v in sd.items() if k != "head.bias"},
+        lambda sd: {**sd, "extra": sd["head.bias"], "blocks.0.fc.foo": sd["head.bias"], "other.x": sd["scale"]},
+        lambda sd: {**sd, "head.weight": sd["head.weight"][:1]},
+        lambda sd: {**{k: v for k, v in sd.items() if k != "scale"}, "bad.key": sd["scale"],
+                    "head.bias": sd["head.bias"].reshape(2, 1)},
+        lambda sd: {**sd, "scale": 3.0},
+    ]
+    for case in cases:
+        for strict in (True, False):
+            tm, dm = _Net.make(torch, tnn), _Net.make(dyngrad, dnn)
+            tsd = case(tm.state_dict())
+            dsd = case({k: dyngrad.tensor(v.numpy()) if isinstance(v, torch.Tensor) else v
+                        for k, v in dm.state_dict().items()})
+            try:
+                tres = tm.load_state_dict(tsd, strict=strict)
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError) as de:
+                    dm.load_state_dict(dsd, strict=strict)
+                assert str(de.value) == str(e)
+            else:
+                dres = dm.load_state_dict(dsd, strict=strict)
+                assert repr(dres) == repr(tres)
+                assert dres.missing_keys == tres.missing_keys and dres.unexpected_keys == tres.unexpected_keys
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
+        dnn.Linear(2, 2).load_state_dict([1])
+
+
+def test_load_state_dict_copies_in_place_and_assign():
+    m = dnn.Linear(2, 3)
+    w = m.weight
+    new = {"weight": dyngrad.ones(3, 2), "bias": dyngrad.zeros(3)}
+    m.load_state_dict(new)
+    assert m.weight is w and m.weight.tolist() == [[1.0, 1.0]] * 3 and m.weight.requires_grad
+    assert m.weight.data_ptr() != new["weight"].data_ptr()
+    m.load_state_dict(new, assign=True)
+    assert m.weight is not w and isinstance(m.weight, dnn.Parameter) and m.weight.requires_grad
+    # a 0-d parameter accepts a 1-element 1-d tensor (torch's backward compatibility rule)
+    class S(dnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s = dnn.Parameter(dyngrad.tensor(1.0))
+    s = S()
+    s.load_state_dict({"s": dyngrad.tensor([4.0])})
+    assert s.s.item() == 4.0
+
+
+def test_registration_errors_match_torch():
+    cases = [
+        lambda lib, nn, m: setattr(m, "weight", lib.ones(2)),
+        lambda lib, nn, m: setattr(nn.Sequential(nn.ReLU()), "0", 3),
+        lambda lib, nn, m: m.register_buffer("a.b", lib.ones(1)),
+        lambda lib, nn, m: m.register_buffer("", lib.ones(1)),
+        lambda lib, nn, m: m.register_buffer("weight", lib.ones(1)),
+        lambda lib, nn, m: m.register_buffer("x", 3),
+        lambda lib, nn, m: m.register_parameter("x", lib.ones(1)),
+        lambda lib, nn, m: m.register_parameter("y", nn.Parameter(lib.ones(1)) * 2),
+        lambda lib, nn, m: m.register_parameter("forward", nn.Parameter(lib.ones(1))),
+        lambda lib, nn, m: m.add_module("a.b", nn.ReLU()),
+        lambda lib, nn, m: m.add_module("r", 3),
+        lambda lib, nn, m: m.train("yes"),
+        lambda lib, nn, m: nn.Module()(lib.ones(1)),
+        lambda lib, nn, m: nn.Sequential(nn.ReLU())[3],
+        lambda lib, nn, m: nn.ModuleList([nn.ReLU()])[-2],
+        lambda lib, nn, m: nn.ParameterDict()({}),
+        lambda lib, nn, m: nn.ParameterList()(),
+        lambda lib, nn, m: nn.Sequential() + 3,
+    ]
+    for i, case in enumerate(cases):
+        try:
+            case(torch, tnn, tnn.Linear(2, 2))
+        except Exception as e:  # noqa: BLE001
+            with pytest.raises(type(e)) as de:
+                case(dyngrad, dnn, dnn.Linear(2, 2))
+            assert str(de.value) == str(e), i
+        else:
+            raise AssertionError(f"case {i}: torch did not raise")
+
+
+def test_attribute_reassignment_rules():
+    m = dnn.Module()
+    m.a = dnn.Parameter(dyngrad.ones(1))
+    m.a = None
+    assert "a" in m._parameters and m._parameters["a"] is None
+    m.register_buffer("b", dyngrad.ones(1))
+    m.b = dyngrad.zeros(2)  # stays a buffer
+    assert m._buffers["b"].shape == (2,)
+    m.b = dnn.Linear(1, 1)  # a module replaces the buffer
+    assert "b" not in m._buffers and "b" in m._modules
+    m.c = dnn.Buffer(dyngrad.ones(3), persistent=False)
+    assert "c" in m._buffers and "c" not in m.state_dict()
+    del m.b
+    assert "b" not in m._modules
+    m.plain = 3
+    assert m.plain == 3 and "plain" in m.__dict__
+
+
+def test_train_eval_requires_grad_apply_to():
+    tm, dm = _Net.make(torch, tnn), _Net.make(dyngrad, dnn)
+    assert dm.training and all(m.training for m in dm.modules())
+    assert dm.eval() is dm and not any(m.training for m in dm.modules())
+    dm.train()
+    assert all(m.training for m in dm.modules())
+    dm.requires_grad_(False)
+    assert not any(p.requires_grad for p in dm.parameters())
+    dm.requires_grad_()
+    seen = []
+    dm.apply(lambda m: seen.append(type(m).__name__))
+    tseen = []
+    tm.apply(lambda m: tseen.append(type(m).__name__))
+    assert seen == tseen
+    w = dm.head.weight
+    dm(dyngrad.ones(1, 3)).sum().backward()
+    assert dm.to(dyngrad.float64) is dm
+    assert dm.head.weight is w and w.dtype == dyngrad.float64 and w.grad.dtype == dyngrad.float64
+    assert dm.blocks[0].count.dtype == dyngrad.float64
+    dm.float()
+    assert w.dtype == dyngrad.float32 and w.requires_grad and w.is_leaf
+    dm.to(dtype=dyngrad.float64)
+    assert w.dtype == dyngrad.float64
+    with pytest.raises(TypeError, match="nn.Module.to only accepts floating point or complex dtypes, but got "
+                                        "desired dtype=torch.int64"):
+        dm.to(dyngrad.int64)
+    m = dnn.Linear(2, 2).double()
+    assert m(dyngrad.ones(1, 2, dtype=dyngrad.float64)).dtype == dyngrad.float64
+
+
+def test_hooks():
+    m = dnn.Linear(2, 2)
+    calls = []
+    h1 = m.register_forward_pre_hook(lambda mod, args: calls.append("pre") or (args[0] * 0,))
+    h2 = m.register_forward_hook(lambda mod, args, out: calls.append("post") or out + 1)
+    h3 = m.register_forward_pre_hook(lambda mod, args: calls.append("first"), prepend=True)
+    out = m(dyngrad.ones(1, 2))
+    assert calls == ["first", "pre", "post"]
+    np.testing.assert_allclose(out.detach().numpy(), m.bias.detach().numpy()[None] + 1, rtol=1e-6)
+    h1.remove()
+    h2.remove()
+    h3.remove()
+    calls.clear()
+    m(dyngrad.ones(1, 2))
+    assert calls == []
+    kw = m.register_forward_hook(lambda mod, args, kwargs, out: calls.append(sorted(kwargs)), with_kwargs=True)
+    m(input=dyngrad.ones(1, 2))
+    assert calls == [["input"]]
+    kw.remove()
+
+
+# ------------------------------------------------------------------------------------------------ containers
+def test_sequential_operations_match_torch():
+    def build(nn):
+        return nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Tanh(), nn.Linear(2, 1))
+
+    ts, ds = build(tnn), build(dnn)
+    assert repr(ds[1:3]) == repr(ts[1:3]) and repr(ds[-1]) == repr(ts[-1]) and len(ds) == 4
+    del ts[1]
+    del ds[1]
+    assert repr(ds) == repr(ts) and list(ds.state_dict()) == list(ts.state_dict())
+    ts.append(tnn.Sigmoid())
+    ds.append(dnn.Sigmoid())
+    ts.insert(1, tnn.ELU())
+    ds.insert(1, dnn.ELU())
+    ts[0] = tnn.Identity()
+    ds[0] = dnn.Identity()
+    assert repr(ds) == repr(ts)
+    assert repr(ds + build(dnn)) == repr(ts + build(tnn))
+    ts.extend([tnn.ReLU()])
+    ds.extend([dnn.ReLU()])
+    assert repr(ds.pop(0)) == repr(ts.pop(0)) and repr(ds) == repr(ts)
+
+
+def test_module_list_dict_match_torch():
+    tl = tnn.ModuleList([tnn.Linear(2, 2) for _ in range(3)] + [tnn.ReLU()])
+    dl = dnn.ModuleList([dnn.Linear(2, 2) for _ in range(3)] + [dnn.ReLU()])
+    assert repr(dl) == repr(tl) and repr(dnn.ModuleList()) == repr(tnn.ModuleList())
+    tl.insert(0, tnn.Tanh())
+    dl.insert(0, dnn.Tanh())
+    del tl[2]
+    del dl[2]
+    tl += [tnn.ELU()]
+    dl += [dnn.ELU()]
+    assert repr(dl) == repr(tl) and repr(dl[1:]) == repr(tl[1:]) and list(dl.state_dict()) == list(tl.state_dict())
+    td = tnn.ModuleDict({"b": tnn.ReLU(), "a": tnn.Linear(1, 1)})
+    dd = dnn.ModuleDict({"b": dnn.ReLU(), "a": dnn.Linear(1, 1)})
+    td["c"] = tnn.Tanh()
+    dd["c"] = dnn.Tanh()
+    assert repr(dd) == repr(td) and list(dd.keys()) == list(td.keys()) and "a" in dd and len(dd) == 3
+    assert repr(dd.pop("b")) == repr(td.pop("b")) and list(dd.state_dict()) == list(td.state_dict())
+
+
+def test_parameter_list_dict_match_torch():
+    def plist(lib, nn):
+        return nn.ParameterList([nn.Parameter(lib.ones(2)), lib.zeros(2, 3, dtype=lib.float64)])
+
+    tl, dl = plist(torch, tnn), plist(dyngrad, dnn)
+    assert repr(dl) == repr(tl) and isinstance(dl[1], dnn.Parameter)
+    tl.append(torch.ones(1))
+    dl.append(dyngrad.ones(1))
+    assert repr(dl) == repr(tl) and list(dl.state_dict()) == list(tl.state_dict()) and len(dl) == 3
+
+    def pdict(lib, nn):
+        return nn.ParameterDict({"w": nn.Parameter(lib.ones(2)), "b": lib.zeros(3)})
+
+    td, dd = pdict(torch, tnn), pdict(dyngrad, dnn)
+    assert repr(dd) == repr(td) and list(dd.keys()) == list(td.keys())
+    td["z"] = torch.ones(2, 2, dtype=torch.float64)
+    dd["z"] = dyngrad.ones(2, 2, dtype=dyngrad.float64)
+    assert repr(dd) == repr(td) and list(dd.state_dict()) == list(td.state_dict())
+    assert [n for n, _ in dd.named_parameters()] == [n for n, _ in td.named_parameters()]
+
+
+def test_nested_repr_with_extra_repr():
+    def build(nn):
+        class Custom(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Sequential(nn.Conv2d(1, 4, 3, bias=False), nn.LeakyReLU(0.1, inplace=True))
+                self.dec = nn.ModuleDict({"out": nn.Linear(4, 2, bias=False)})
+
+            def extra_repr(self):
+                return "custom=1\nsecond line"
+
+        return Custom()
+
+    assert repr(build(dnn)) == repr(build(tnn))
+
+
+# ----------------------------------------------------------------------------------------------------- init
+def test_init_fans_gains_and_bounds():
+    for nl, param in [("linear", None), ("conv2d", None), ("sigmoid", None), ("tanh", None), ("relu", None),
+                      ("leaky_relu", None), ("leaky_relu", 0.2), ("selu", None)]:
+        assert dnn.init.calculate_gain(nl, param) == tnn.init.calculate_gain(nl, param)
+    for args in [("foo",), ("leaky_relu", "x")]:
+        with pytest.raises(ValueError) as te:
+            tnn.init.calculate_gain(*args)
+        with pytest.raises(ValueError) as de:
+            dnn.init.calculate_gain(*args)
+        assert str(de.value) == str(te.value)
+    for shape in [(3, 4), (5, 2, 3, 3), (4, 6, 7)]:
+        assert dnn.init._calculate_fan_in_and_fan_out(dyngrad.empty(shape)) == \
+            tnn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
+    for fn in (lambda i, t: i.xavier_uniform_(t), lambda i, t: i.kaiming_normal_(t, mode="bad")):
+        for shape in [(3,), (3, 4)]:
+            try:
+                fn(tnn.init, torch.empty(shape))
+            except ValueError as e:
+                with pytest.raises(ValueError) as de:
+                    fn(dnn.init, dyngrad.empty(shape))
+                assert str(de.value) == str(e)
+    dyngrad.manual_seed(0)
+    t = dyngrad.empty(200, 300)
+    v = t._version
+    out = dnn.init.kaiming_uniform_(t, a=math.sqrt(5))
+    assert out is t and t._version > v
+    bound = 1 / math.sqrt(300)
+    assert float(t.abs().max()) <= bound and float(t.abs().max()) > 0.99 * bound
+    dnn.init.xavier_uniform_(t, gain=2.0)
+    assert float(t.abs().max()) <= 2.0 * math.sqrt(6 / 500)
+    dnn.init.kaiming_normal_(t, nonlinearity="relu")
+    assert abs(float(t.std()) - math.sqrt(2 / 300)) < 0.01 * math.sqrt(2 / 300) * 5
+    dnn.init.xavier_normal_(t)
+    assert abs(float(t.std()) - math.sqrt(2 / 500)) < 0.05 * math.sqrt(2 / 500)
+    dnn.init.normal_(t, 3.0, 0.5)
+    assert abs(float(t.mean()) - 3.0) < 0.01 and abs(float(t.std()) - 0.5) < 0.01
+    dnn.init.uniform_(t, -2.0, 5.0)
+    assert float(t.min()) >= -2.0 and float(t.max()) < 5.0
+    dnn.init.trunc_normal_(t, std=1.0, a=-0.5, b=0.5)
+    assert float(t.abs().max()) <= 0.5
+    assert dnn.init.zeros_(t).abs().sum().item() == 0 and dnn.init.ones_(t).sum().item() == 60000
+    assert dnn.init.constant_(t, 0.25).mean().item() == 0.25
+    for shape in [(4, 6), (6, 4), (3, 2, 2)]:
+        q = dnn.init.orthogonal_(dyngrad.empty(shape), gain=2.0).reshape(shape[0], -1).numpy().astype(np.float64)
+        gram = q @ q.T if shape[0] <= q.shape[1] else q.T @ q
+        np.testing.assert_allclose(gram, 4 * np.eye(gram.shape[0]), atol=1e-5)
+    e = dnn.init.eye_(dyngrad.empty(2, 3))
+    assert e.tolist() == torch.nn.init.eye_(torch.empty(2, 3)).tolist()
+    d = dnn.init.dirac_(dyngrad.empty(4, 2, 3, 3), groups=2)
+    assert d.tolist() == torch.nn.init.dirac_(torch.empty(4, 2, 3, 3), groups=2).tolist()
+    # parameters keep being leaves that require grad after init
+    p = dnn.Parameter(dyngrad.empty(3, 3))
+    dnn.init.xavier_uniform_(p)
+    assert p.requires_grad and p.is_leaf
+
+
+@pytest.mark.parametrize("make,fan_in", [(lambda nn: nn.Linear(50, 40), 50),
+                                         (lambda nn: nn.Conv2d(4, 6, 3), 36),
+                                         (lambda nn: nn.ConvTranspose2d(4, 6, 3), 54)])
+def test_default_layer_init_distribution(make, fan_in):
+    dyngrad.manual_seed(0)
+    m = make(dnn)
+    bound = 1 / math.sqrt(fan_in)
+    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert np.abs(b).max() <= bound
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.15 * bound / math.sqrt(3)
+
+
+# ----------------------------------------------------------------------------------------------------- utils
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf"), 3])
+def test_clip_grad_norm(norm_type):
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    out = []
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        ps = [nn.Parameter(lib.zeros(g.shape, dtype=lib.float64)) for g in grads]
+        for p, g in zip(ps, grads):
+            p.grad = lib.tensor(g)
+        total = nn.utils.clip_grad_norm_(ps, max_norm=1.5, norm_type=norm_type)
+        out.append((total, [p.grad for p in ps]))
+    assert_same_tensor(out[1][0], out[0][0])
+    for d, t in zip(out[1][1], out[0][1]):
+        assert_same_tensor(d, t)
+
+
+def test_clip_grad_value_and_vector_conversion():
+    out = []
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        m = nn.Linear(3, 2)
+        with lib.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(lib.arange(p.numel(), dtype=lib.float32).reshape(p.shape) - i)
+        for p in m.parameters():
+            p.grad = p.detach() * 0.3 - 0.5
+        nn.utils.clip_grad_value_(m.parameters(), 0.4)
+        vec = nn.utils.parameters_to_vector(m.parameters())
+        nn.utils.vector_to_parameters(vec * 2, m.parameters())
+        out.append(([p.grad for p in m.parameters()], vec, [p.detach() for p in m.parameters()]))
+    for d, t in zip(out[1][0], out[0][0]):
+        assert_same_tensor(d, t)
+    assert_same_tensor(out[1][1], out[0][1])
+    assert type(out[1][1].grad_fn).__name__ == type(out[0][1].grad_fn).__name__
+    for d, t in zip(out[1][2], out[0][2]):
+        assert_same_tensor(d, t)
+    with pytest.raises(TypeError, match="expected torch.Tensor, but got: builtins.int|expected torch.Tensor"):
+        dnn.utils.vector_to_parameters(3, [])
+
+
+def test_functional_still_importable():
+    assert dnn.functional is F and hasattr(F, "relu")
+
+
+def test_deepcopy_module_and_none_child():
+    m = dnn.Sequential(dnn.Linear(2, 3), dnn.BatchNorm1d(3))
+    m[0].weight.grad = dyngrad.ones(3, 2)
+    c = copy.deepcopy(m)
+    assert repr(c) == repr(m) and list(c.state_dict()) == list(m.state_dict())
+    assert isinstance(c[0].weight, dnn.Parameter) and c[0].weight is not m[0].weight
+    assert c[0].weight.grad.tolist() == m[0].weight.grad.tolist()
+    assert c[0].weight.data_ptr() != m[0].weight.data_ptr()
+    with dyngrad.no_grad():
+        c[0].weight.add_(1.0)
+    assert not np.array_equal(c[0].weight.detach().numpy(), m[0].weight.detach().numpy())
+    tm, dm = tnn.Module(), dnn.Module()
+    tm.child, dm.child = None, None
+    tm.register_module("x", None)
+    dm.register_module("x", None)
+    assert repr(dm) == repr(tm) and list(dm.named_children()) == []
