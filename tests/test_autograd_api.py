@@ -441,3 +441,40 @@ def test_checkpoint_keeps_no_intermediate_graph() -> None:
     assert y.grad_fn.name() == "CheckpointFunctionBackward"
     assert len(y.grad_fn.next_functions) == 1 and y.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
     assert dyngrad.viz.graph_memory(y) == x.numel() * 8  # only the input is kept, not exp/sin results
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: _returns(lib, "oops"),
+        lambda lib: lib.autograd.grad([1.0], [_x(lib)]),
+        lambda lib: lib.autograd.backward([_x(lib) * 2], [lib.ones(3, dtype=lib.float64)]),
+    ],
+)
+def test_bad_input_to_grad_backward_and_functions(program) -> None:
+    both(program)
+
+
+def _returns(lib, value):
+    class NonTensor(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return value
+
+    NonTensor.apply(_x(lib)).sum().backward()
+
+
+def test_third_order_derivatives() -> None:
+    def program(lib):
+        x = _x(lib, (1.5, -0.5))
+        y = (x**4 + x.sin() * x.exp()).sum()
+        (g1,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g1.sum(), x, create_graph=True)
+        (g3,) = lib.autograd.grad(g2.sum(), x)
+        return g1.detach(), g2.detach(), g3
+
+    both(program)

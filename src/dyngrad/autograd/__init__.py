@@ -41,7 +41,7 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _root_edges(outputs, grad_outputs, create_graph: bool):
+def _root_edges(outputs, grad_outputs, create_graph: bool, for_grad: bool = False):
     from .._ops.registry import edge
 
     roots, grads = [], []
@@ -56,6 +56,8 @@ def _root_edges(outputs, grad_outputs, create_graph: bool):
         )
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(out, Tensor):
+            if for_grad:  # torch.autograd.grad checks its outputs with an assertion
+                raise AssertionError("Expected output to be a torch.Tensor")
             raise TypeError(f"element {i} of tensors is not a Tensor (got {type(out).__name__})")
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -180,7 +182,7 @@ def grad(
     grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    roots, grads = _root_edges(outputs, grad_outputs, create_graph)
+    roots, grads = _root_edges(outputs, grad_outputs, create_graph, for_grad=True)
     slots = _capture_slots(inputs)
     captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
     result = []

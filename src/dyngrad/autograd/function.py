@@ -49,6 +49,8 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self._packed:
+            return tuple(v.unpack() if v is not None else None for v in saved)
         out = []
         for value, version in zip(saved, self._versions or ()):
             if value is None:
@@ -80,6 +82,9 @@ class BackwardCFunction(Node, FunctionCtx):
         result = fn.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
+        for r in result:
+            if r is not None and not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
         n_inputs = len(self._arg_is_tensor)
         if len(result) != n_inputs:
             if len(result) > n_inputs and all(r is None for r in result[n_inputs:]):
@@ -231,6 +236,12 @@ def _save(self, outputs) -> None:
             versions.append(t._vc[0])
     self._saved = tuple(saved)
     self._versions = versions
+    from . import saved_hooks
+
+    if saved_hooks.STACK and self._saved:  # saved_tensors_hooks apply to custom Functions too
+        self._saved = saved_hooks.pack_all(self._saved)
+        self._versions = None
+        self._packed = True
 
 
 BackwardCFunction._save = _save

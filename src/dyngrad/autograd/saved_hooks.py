@@ -59,7 +59,9 @@ def pack_all(saved: tuple, result=None) -> tuple:
         if isinstance(value, Tensor):
             out.append(Packed(pack(value), unpack))
         elif isinstance(value, SavedResult):
-            out.append(Packed(pack(result.detach()), unpack))
+            from .._tensor import wrap
+
+            out.append(Packed(pack(result.detach() if result is not None else wrap(value._data)), unpack))
         else:
             out.append(value)
     return tuple(out)

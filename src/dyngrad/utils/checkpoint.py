@@ -79,4 +79,14 @@ def checkpoint(function, *args, use_reentrant: bool | None = None, preserve_rng_
     """
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    from .._backend import xp
+    from .._tensor import wrap
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if is_grad_enabled() and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        # The segment may still use parameters it closes over (the first block of a network, whose
+        # input needs no gradient): a dummy input that requires grad makes the node be recorded, so
+        # backward reaches those parameters, as torch's non-reentrant checkpoint does.
+        dummy = wrap(xp.zeros(()), True)
+        return CheckpointFunction.apply(lambda _, *rest: function(*rest), preserve_rng_state, dummy, *args)
     return CheckpointFunction.apply(function, preserve_rng_state, *args)
