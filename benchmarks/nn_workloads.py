@@ -130,6 +130,54 @@ def sm_check(lib, d):
 
 # ----------------------------------------------------------------------------- registry
 
+# ----------------------------------------------------------------------------- N5, N6: indexing on 1M elements
+
+N5_SIZE = 1_000_000
+
+
+def ix_data(rng):
+    return {
+        "x": rng.standard_normal(N5_SIZE).astype(np.float32),
+        "idx": rng.integers(0, N5_SIZE, N5_SIZE).astype(np.int64),  # repeats: the backward must accumulate
+        "g": rng.standard_normal(N5_SIZE).astype(np.float32),
+    }
+
+
+def ix_make(lib, d):
+    x, idx, g = lib.tensor(d["x"], requires_grad=True), lib.tensor(d["idx"]), lib.tensor(d["g"])
+
+    def step():
+        x.grad = None
+        x[idx].backward(g)
+
+    return step, None
+
+
+def ix_check(lib, d):
+    x, idx, g = lib.tensor(d["x"], requires_grad=True), lib.tensor(d["idx"]), lib.tensor(d["g"])
+    out = x[idx]
+    out.backward(g)
+    return {"x[idx]": _np(out), "x.grad": _np(x.grad)}
+
+
+def sa_make(lib, d):
+    src, idx = lib.tensor(d["x"], requires_grad=True), lib.tensor(d["idx"] % 1000)
+    base = lib.zeros(1000)
+
+    def step():
+        src.grad = None
+        base.scatter_add(0, idx, src).sum().backward()
+
+    return step, None
+
+
+def sa_check(lib, d):
+    src, idx = lib.tensor(d["x"], requires_grad=True), lib.tensor(d["idx"] % 1000)
+    out = lib.zeros(1000).scatter_add(0, idx, src)
+    (out * lib.arange(1000)).sum().backward()
+    return {"scatter_add": _np(out), "src.grad": _np(src.grad)}
+
+
 WORKLOADS = {
     w.key: w
     for w in (
@@ -139,6 +187,10 @@ WORKLOADS = {
                  _conv_data(N2_SHAPES), conv_make, conv_check),
         Workload("N3", "cross_entropy on (512, 1000) logits, fwd+bwd", "iter", 1, 2.0, ce_data, ce_make, ce_check),
         Workload("N4", "softmax on (256, 4096), dim 1, fwd+bwd", "iter", 1, 2.0, sm_data, sm_make, sm_check),
+        Workload("N5", "advanced indexing x[idx], 1M elements with repeats, fwd+bwd", "iter", 1, 2.0, ix_data,
+                 ix_make, ix_check, rtol=1e-4, atol=1e-4),
+        Workload("N6", "scatter_add of 1M elements into 1000 bins, fwd+bwd", "iter", 1, 2.0, ix_data, sa_make,
+                 sa_check, rtol=1e-3, atol=1e-4),
     )
 }
 
