@@ -1,4 +1,4 @@
-"""Draw the autograd graph of the digits model (examples/digits.py) to graph.svg.
+"""Draw the autograd graph of the digits model (examples/digits_raw.py) to graph.svg.
 
 Shows dyngrad.viz on a real model: the text tree of the loss's grad_fn graph, the
 backward pass step by step, and the picture (SVG through Graphviz when the
@@ -23,7 +23,7 @@ import dyngrad as torch
 from dyngrad import viz
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # to reuse the demo's model code
-import digits  # noqa: E402
+import digits_raw as digits  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> str:
