@@ -65,11 +65,17 @@ def _import_libs():
 
     torch.set_num_threads(1)
     import autograd_workloads
+    import module_workloads
     import nn_workloads
     import workloads
 
-    # issue 2's rows, then issue 3's (N), then issue 4's (A)
-    workloads.ALL = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS, **autograd_workloads.WORKLOADS}
+    # issue 2's rows, then issue 3's (N), issue 4's (A) and issue 5's (M)
+    workloads.ALL = {
+        **workloads.WORKLOADS,
+        **nn_workloads.WORKLOADS,
+        **autograd_workloads.WORKLOADS,
+        **module_workloads.WORKLOADS,
+    }
     return numpy, torch, dyngrad, workloads
 
 
