@@ -15,7 +15,7 @@ from workloads import Workload, _np
 
 def _copy_weights(lib, model, arrays):
     with lib.no_grad():
-        for (name, p), a in zip(model.named_parameters(), arrays):
+        for p, a in zip(model.parameters(), arrays):
             p.copy_(lib.tensor(a))
 
 
