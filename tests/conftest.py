@@ -48,3 +48,22 @@ def same_error(fn_d, fn_t):
         assert str(info.value) == str(e)
         return None, None
     return fn_d(), rt
+
+
+def compare_results(d, t, path: str = "result") -> None:
+    """dyngrad's result ``d`` equals torch's ``t``: tensors by value/dtype/shape, sequences item by item."""
+    if isinstance(t, torch.Tensor):
+        assert_same_tensor(d, t, what=path)
+    elif isinstance(t, (tuple, list)):
+        assert len(d) == len(t), path
+        for i, (a, b) in enumerate(zip(d, t)):
+            compare_results(a, b, f"{path}[{i}]")
+    else:
+        assert d == t, f"{path}: {d!r} != {t!r}"
+
+
+def both(program) -> None:
+    """Run ``program(lib)`` on dyngrad and on torch; same error (type and text), or same results."""
+    d, t = same_error(lambda: program(dyngrad), lambda: program(torch))
+    if t is not None:
+        compare_results(d, t)

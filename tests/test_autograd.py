@@ -17,28 +17,10 @@ import numpy as np
 import pytest
 
 import dyngrad
-from conftest import assert_same_tensor, same_error, torch
+from conftest import assert_same_tensor, both, torch
 
 LIBS = [torch, dyngrad]
 
-
-def both(program):
-    """Run ``program(lib)`` on both libraries and compare the tensors (or values) it returns."""
-    d, t = same_error(lambda: program(dyngrad), lambda: program(torch))
-    if t is None:
-        return
-    _compare(d, t)
-
-
-def _compare(d, t, path="result"):
-    if isinstance(t, torch.Tensor):
-        assert_same_tensor(d, t, what=path)
-    elif isinstance(t, (tuple, list)):
-        assert len(d) == len(t), path
-        for i, (a, b) in enumerate(zip(d, t)):
-            _compare(a, b, f"{path}[{i}]")
-    else:
-        assert d == t, f"{path}: {d!r} != {t!r}"
 
 
 # ---------------------------------------------------------------- accumulation, retain_graph
