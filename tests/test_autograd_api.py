@@ -462,3 +462,17 @@ def test_third_order_derivatives() -> None:
         return g1.detach(), g2.detach(), g3
 
     both(program)
+
+
+def test_post_accumulate_grad_hook_and_hook_errors() -> None:
+    def program(lib):
+        seen = []
+        x = _x(lib)
+        x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+        (x * 3).sum().backward()
+        (x * 2).sum().backward()
+        return seen, x.grad
+
+    both(program)
+    both(lambda lib: lib.tensor([1.0]).register_hook(lambda g: g))
+    both(lambda lib: (_x(lib) * 2).register_post_accumulate_grad_hook(lambda t: None))
