@@ -22,7 +22,7 @@ def to_numpy(t) -> np.ndarray:
     """The values of a torch or dyngrad tensor as an array."""
     if isinstance(t, dyngrad.Tensor):
         return t.detach().numpy()
-    return t.detach().cpu().numpy()
+    return t.detach().cpu().numpy(force=True)  # force: torch's ZeroTensor (a known-zero gradient) too
 
 
 def assert_same_tensor(d, t, *, tol=None, what: str = "value") -> None:

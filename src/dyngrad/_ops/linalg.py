@@ -24,6 +24,7 @@ class DotBackward0(Op):
     """dot(a, b) of two 1-D tensors."""
 
     save_inputs = True
+    save_needs = ((1,), (0,))  # each gradient reads only the other factor
 
     @staticmethod
     def forward(a, b):
@@ -39,6 +40,7 @@ class MvBackward0(Op):
     """mv(mat, vec): dmat = outer(grad, vec), dvec = mat^T grad."""
 
     save_inputs = True
+    save_needs = ((1,), (0,))  # each gradient reads only the other factor
 
     @staticmethod
     def forward(m, v):
@@ -62,6 +64,7 @@ class MmBackward0(Op):
     """mm(a, b): da = grad b^T, db = a^T grad."""
 
     save_inputs = True
+    save_needs = ((1,), (0,))  # each gradient reads only the other factor
 
     @staticmethod
     def forward(a, b):
@@ -85,6 +88,7 @@ class BmmBackward0(Op):
     """bmm(a, b) on (B, n, k) @ (B, k, m)."""
 
     save_inputs = True
+    save_needs = ((1,), (0,))  # each gradient reads only the other factor
 
     @staticmethod
     def forward(a, b):

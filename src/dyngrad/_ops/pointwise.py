@@ -313,11 +313,16 @@ class ThresholdBackwardBackward0(Op):
 
     @staticmethod
     def forward(g, y):
-        return g * (y > 0)
+        # torch's rule is "0 where result <= 0, else grad": a NaN result lets the gradient through
+        return g * ~(y <= 0)
 
     def backward(self, gg):
         _, y = self.saved()
-        return (threshold_backward(gg, y) if self.next_functions[0][0] is not None else None, None)
+        # d/dresult is zero (derivatives.yaml), but still an edge, so a third derivative finds x
+        return (
+            threshold_backward(gg, y) if self.next_functions[0][0] is not None else None,
+            wrap(xp.zeros_like(y._data)) if self.next_functions[1][0] is not None else None,
+        )
 
 
 def threshold_backward(g: Tensor, y: Tensor) -> Tensor:
@@ -373,7 +378,8 @@ ReluBackward0 = _unary(
 
 
 def _abs_backward(g, x):
-    return g * wrap(xp.sign(x._data))
+    # sign() is itself differentiable (zero gradient), as torch's sgn: second derivatives see it
+    return g * x.sign()
 
 
 AbsBackward0 = _unary("AbsBackward0", xp.abs, _abs_backward, doc="abs: grad * sign(input) (0 at 0, as torch)")
@@ -387,6 +393,7 @@ class WhereBackward0(Op):
     """where(condition, input, other); condition is not differentiable."""
 
     save_inputs = True
+    save_needs = ((), (0,), (0,))  # both branches' gradients read only the condition
 
     @staticmethod
     def forward(cond, a, b):

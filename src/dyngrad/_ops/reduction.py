@@ -300,8 +300,11 @@ def values_indices(values, indices, name: str = "max"):
 
 
 def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
-    if isinstance(dim, Tensor) or other is not None:
-        raise NotImplementedError(f"{name}(input, other) is not implemented yet; use torch.maximum/minimum")
+    if isinstance(dim, Tensor) or other is not None:  # max(input, other): the elementwise form
+        from .pointwise import maximum, minimum
+
+        o = dim if isinstance(dim, Tensor) else other
+        return maximum(a, o) if name == "max" else minimum(a, o)
     if dim is None:
         if a._data.size == 0:
             raise RuntimeError(

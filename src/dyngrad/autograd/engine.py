@@ -124,11 +124,13 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 grads = _run_pre_hooks(node, grads)
             if node._retained is not None:
                 _retain(node, grads, create_graph)
+            if type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
+                grads = [_run_leaf_hooks(node.variable, grads[0])]  # also for a captured leaf gradient
             if capture is not None:
                 _capture(capture, captured, node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
-                    accumulate_grad(node.variable, grads[0], create_graph)
+                    accumulate_grad(node.variable, grads[0], create_graph, hooks_done=True)
                 if observer is not None:
                     observer(node, grads, ())
                 continue
@@ -277,14 +279,20 @@ def _capture(capture, captured, node, grads) -> None:
             captured[slot] = g if captured[slot] is None else captured[slot] + g
 
 
-def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
+def _run_leaf_hooks(var: Tensor, grad: Tensor) -> Tensor:
+    """A leaf's tensor hooks, in registration order; a non-None return replaces the gradient."""
+    for hook in tuple(var._hooks.values()):
+        out = hook(grad)
+        if out is not None:
+            _check_hook_result(hook, grad, out)
+            grad = out
+    return grad
+
+
+def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool, hooks_done: bool = False) -> None:
     """Add ``grad`` into ``var.grad``: a fresh tensor the first time, summed after."""
-    if var._hooks:
-        for hook in tuple(var._hooks.values()):
-            out = hook(grad)
-            if out is not None:
-                _check_hook_result(hook, grad, out)
-                grad = out
+    if var._hooks and not hooks_done:
+        grad = _run_leaf_hooks(var, grad)
     old = var._grad
     if old is None:
         # A fresh tensor that shares no memory with a gradient flowing elsewhere in the graph.
