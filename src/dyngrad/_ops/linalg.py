@@ -107,13 +107,28 @@ class BmmBackward0(Op):
         return ga, gb
 
 
+_C_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
 def _check_float_pair(a: Tensor, b: Tensor, name: str):
     if a._data.dtype != b._data.dtype:
         from .._dtype import scalar_type_name
 
         ta, tb = scalar_type_name(a._data.dtype), scalar_type_name(b._data.dtype)
+        # mm's message names the C++ types (float, double, long int), the others torch's type names
+        ca, cb = _C_TYPE_NAMES.get(a._data.dtype.name, ta), _C_TYPE_NAMES.get(b._data.dtype.name, tb)
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {ta} != {tb}"
+            f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}"
             if name == "mm"
             else f"expected scalar type {ta} but found {tb}"
         )

@@ -147,6 +147,9 @@ class MeanBackward1(Op):
 
     @staticmethod
     def forward(a, axes, keepdim, shape):
+        if a.size == 0:  # sum / count gives torch's nan (or empty) without NumPy's "Mean of empty slice"
+            count = _numel(tuple(shape[ax] for ax in axes))
+            return xp.asarray(a.sum(axis=axes, keepdims=keepdim) / count).astype(a.dtype, copy=False)
         return xp.asarray(a.mean(axis=axes, keepdims=keepdim))
 
     def backward(self, g):

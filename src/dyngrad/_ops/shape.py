@@ -30,6 +30,11 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     infer = [i for i, n in enumerate(shape) if n == -1]
     if len(infer) > 1:
         raise RuntimeError("only one dimension can be inferred")
+    if infer and numel == 0 and 0 in shape:
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because the "
+            "unspecified dimension size -1 can be any value and is ambiguous"
+        )
     for n in shape:
         if n < -1:
             raise RuntimeError(f"invalid shape dimension {n}")
@@ -143,7 +148,7 @@ class TransposeBackward0(Op):
 
     @staticmethod
     def forward(a, d0, d1):
-        return xp.swapaxes(a, d0, d1)
+        return xp.swapaxes(a, d0, d1) if a.ndim else a.view()  # a 0-d tensor accepts dims 0 / -1
 
     def backward(self, g):
         return (g.transpose(*self._params),)
@@ -266,7 +271,11 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
         axes = tuple(i for i, n in enumerate(shape) if n == 1)
         op = SqueezeBackward0
     elif isinstance(dim, (tuple, list)):
-        axes = tuple(i for i in sorted({_wrap_dim(d, len(shape)) for d in dim}) if shape[i] == 1)
+        wrapped = [_wrap_dim(d, len(shape)) for d in dim]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        axes = tuple(i for i in sorted(set(wrapped)) if shape and shape[i] == 1)
         op = SqueezeBackward2
     else:
         d = _wrap_dim(dim, len(shape))
