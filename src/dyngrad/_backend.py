@@ -35,22 +35,20 @@ def generator() -> np.random.Generator:
     return _generator
 
 
-def asarray(data, dtype=None) -> np.ndarray:
-    return np.asarray(data, dtype=dtype)
+def sum_to_axes(broadcast_shape: tuple, shape: tuple) -> tuple:
+    """The axes to sum (keeping dims) to bring ``broadcast_shape`` back to ``shape``; the leading
+    axes it added are then dropped by a reshape. Shared by the array and the Tensor reductions."""
+    lead = len(broadcast_shape) - len(shape)
+    return tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and broadcast_shape[i + lead] != 1
+    )
 
 
 def sum_to_shape(array: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum a broadcast array down to ``shape`` (the inverse of broadcasting)."""
-    lead = array.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and array.shape[i + lead] != 1
-    )
+    axes = sum_to_axes(array.shape, shape)
     out = array.sum(axis=axes, keepdims=True) if axes else array
-    return out.reshape(shape) if lead else out
-
-
-def broadcast_shapes(*shapes) -> tuple:
-    return np.broadcast_shapes(*shapes)
+    return out.reshape(shape) if array.ndim != len(shape) else out
 
 
 def index_add(target: np.ndarray, index, values: np.ndarray) -> None:

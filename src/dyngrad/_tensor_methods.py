@@ -12,13 +12,6 @@ from ._ops import pointwise as pw
 from ._tensor import Tensor
 
 
-def _reflect(fn):
-    def method(self, other):
-        return fn(other, self)
-
-    return method
-
-
 def _rpow(self, other):
     return pw.pow(other, self)
 

@@ -19,7 +19,7 @@ import math
 import operator
 import warnings
 
-from .._backend import along_axis_key, xp
+from .._backend import along_axis_key, sum_to_axes, xp
 from .._tensor import Tensor, _wrap_dim, wrap
 from .registry import Op, apply, apply_multi, register
 
@@ -114,10 +114,9 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     gshape = g._data.shape
     if gshape == tuple(shape):
         return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)
+    axes = sum_to_axes(gshape, shape)
     out = sum(g, axes, keepdim=True) if axes else g
-    return out.reshape(shape) if lead else out
+    return out.reshape(shape) if len(gshape) != len(shape) else out
 
 
 @register
