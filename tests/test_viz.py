@@ -192,3 +192,33 @@ def test_track_origins_names_the_users_lines() -> None:
     with pytest.raises(RuntimeError) as info:
         y.sum().backward()
     assert "\n" not in str(info.value)
+
+
+def test_track_origins_lines_in_module_code_and_through_library_functions() -> None:
+    # Sites are stored as (code, instruction offset) and turned into lines only for the
+    # error: check the lines in module-level code (a long line table), after a multi-line
+    # statement, and for a node made inside dyngrad's own functions (F.softmax).
+    source = "\n".join(
+        ["import dyngrad", "import dyngrad.nn.functional as F"]
+        + [f"pad{i} = {i}" for i in range(40)]  # line 3..42
+        + [
+            "x = dyngrad.tensor([1.0, 2.0], requires_grad=True)",  # 43
+            "total = (x +",  # 44
+            "         1)",  # 45
+            "y = F.softmax(",  # 46
+            "    total, dim=0)",  # 47
+            "z = y * 2",  # 48
+            "y.mul_(",  # 49
+            "    3)",  # 50
+        ]
+    )
+    scope: dict = {}
+    with viz.track_origins():
+        exec(compile(source, "script.py", "exec"), scope)
+        with pytest.raises(RuntimeError) as info:
+            scope["z"].sum().backward()
+    # softmax saved its result, which mul_ changed
+    second = str(info.value).split("\n")[1]
+    # the lines a traceback shows for these statements (where each call starts)
+    assert second == ("The value was saved by SoftmaxBackward0 created at script.py:46; "
+                      "it was last modified in place by mul_() at script.py:49.")

@@ -33,6 +33,7 @@ _new = object.__new__
 _getframe = sys._getframe
 _internal_code = anomaly_mode._INTERNAL  # code object -> is it dyngrad's own (filled by user_site)
 _fw = _fw_ad.STATE
+_ANOMALY, _ORIGINS = anomaly_mode.ANOMALY, anomaly_mode.ORIGINS
 _ndarray = xp.ndarray
 _asarray = xp.asarray
 
@@ -163,17 +164,19 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     if params:
         node._params = params
     node._meta = ((out.shape, out.dtype),)
-    if anomaly_mode._any:  # debugging aids, off by default
-        if anomaly_mode._enabled:
+    aids = anomaly_mode._any
+    if aids:  # debugging aids, off by default
+        if aids & _ANOMALY:
             node._anomaly_trace = anomaly_mode.forward_stack()
         # the user's line (user -> op function -> apply), inlined for speed; only nodes that save
         # values can raise the in-place error that reports it
-        if anomaly_mode._origins and (op.save_inputs or op.save_result):
+        if aids & _ORIGINS and (op.save_inputs or op.save_result):
             f = _getframe(2)
-            if _internal_code.get(f.f_code, True):
+            code = f.f_code
+            if _internal_code.get(code, True):
                 node._origin = anomaly_mode.user_site(2)
-            else:
-                node._origin = (f.f_code.co_filename, f.f_lineno)
+            else:  # (code, offset): the line is looked up only if an error reports it
+                node._origin = (code, f.f_lasti)
     result = _new(Tensor)  # wrap(), inlined on this hot path
     result._data = out
     result._requires_grad = True

@@ -16,7 +16,9 @@ import warnings
 _enabled = False
 _check_nan = True
 _origins = False  # dyngrad.viz.track_origins: record where each node was created
-_any = False  # _enabled or _origins: the one flag the hot path reads
+# The one value the hot path reads: 0 when both aids are off, else ANOMALY | ORIGINS bits.
+ANOMALY, ORIGINS = 1, 2
+_any = 0
 
 
 def is_anomaly_enabled() -> bool:
@@ -30,13 +32,13 @@ def is_anomaly_check_nan_enabled() -> bool:
 def _set(mode: bool, check_nan: bool) -> None:
     global _enabled, _check_nan, _any
     _enabled, _check_nan = bool(mode), bool(check_nan)
-    _any = _enabled or _origins
+    _any = ANOMALY * _enabled | ORIGINS * _origins
 
 
 def _set_origins(mode: bool) -> None:
     global _origins, _any
     _origins = bool(mode)
-    _any = _enabled or _origins
+    _any = ANOMALY * _enabled | ORIGINS * _origins
 
 
 _PACKAGE_DIR = __file__.rsplit("/autograd/", 1)[0]
@@ -46,7 +48,13 @@ _INTERNAL: dict = {}  # code object -> whether it is dyngrad's own (cached: this
 
 
 def user_site(depth: int = 2, _getframe=sys._getframe, _internal=_INTERNAL):
-    """(filename, line) of the innermost caller outside dyngrad's own files."""
+    """The innermost caller outside dyngrad's own files, as ``(code, instruction offset)``.
+
+    The line number is not looked up here: ``frame.f_lineno`` scans the code's line
+    table (hundreds of ns in a long function or module), and this runs once per op
+    while ``track_origins`` is on. ``site_line`` turns a site into (filename, line)
+    when an error needs it.
+    """
     f = _getframe(depth)
     while f is not None:
         code = f.f_code
@@ -54,9 +62,20 @@ def user_site(depth: int = 2, _getframe=sys._getframe, _internal=_INTERNAL):
         if inside is None:
             inside = _internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
         if not inside:
-            return (code.co_filename, f.f_lineno)
+            return (code, f.f_lasti)
         f = f.f_back
     return None
+
+
+def site_line(site) -> tuple:
+    """(filename, line) of a site recorded by ``user_site``."""
+    code, lasti = site
+    line = None
+    for start, end, lineno in code.co_lines():  # the ranges of instruction offsets per line
+        if start <= lasti < end:
+            line = lineno
+            break
+    return (code.co_filename, line if line is not None else code.co_firstlineno)
 
 
 class detect_anomaly:

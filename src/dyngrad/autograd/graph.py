@@ -18,6 +18,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from . import anomaly_mode
+
 _sequence = itertools.count()
 _ACCUMULATE_PRIORITY = 1 << 62  # above any op's sequence number
 
@@ -146,10 +148,11 @@ def _origin_line(node, value) -> str:
         return ""
     parts = []
     if origin is not None:
-        parts.append(f"the value was saved by {node.name()} created at {origin[0]}:{origin[1]}")
+        filename, line = anomaly_mode.site_line(origin)
+        parts.append(f"the value was saved by {node.name()} created at {filename}:{line}")
     if modified is not None:
         op, site = modified
-        where = f" at {site[0]}:{site[1]}" if site else ""
+        where = " at {}:{}".format(*anomaly_mode.site_line(site)) if site else ""
         parts.append(f"it was last modified in place by {op}(){where}")
     text = "; ".join(parts)
     return "\n" + text[0].upper() + text[1:] + "."
