@@ -1765,3 +1765,70 @@ def test_once_only_warning_of_list_of_arrays(once_warnings):
 def test_once_only_warnings_of_T(once_warnings):
     ours, theirs = once_warnings
     assert ours["T"] == theirs["T"]
+
+
+# ------------------------------------------------------------------------------------------------ type info
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "complex64", "complex128", None])
+def test_finfo_against_torch(name) -> None:
+    def info(lib):
+        f = lib.finfo(getattr(lib, name)) if name else lib.finfo()
+        return [repr(f), f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype]
+
+    check(info)
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])
+def test_iinfo_against_torch(name) -> None:
+    check(lambda lib: (lambda i: [repr(i), i.bits, i.min, i.max, i.dtype])(lib.iinfo(getattr(lib, name))))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [lambda lib: lib.iinfo(lib.bool), lambda lib: lib.iinfo(lib.float32), lambda lib: lib.finfo(lib.int32),
+     lambda lib: lib.finfo(lib.bool)],
+)
+def test_type_info_errors(bad) -> None:
+    check(bad)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [lambda x: x, lambda x: x[1], lambda x: x[1:, 2:], lambda x: x.t()[2], lambda x: x[:, 3],
+     lambda x: x.flatten()[5:], lambda x: x[1:][::2], lambda x: x.view(6, 4)[2:].unsqueeze(0)],
+)
+def test_storage_offset(view) -> None:
+    check(lambda lib: view(lib.arange(24.0).view(4, 6)).storage_offset())
+
+
+def test_cuda_is_unavailable_with_torchs_error() -> None:
+    check(lambda lib: lib.ones(2).cuda())
+
+
+# ------------------------------------------------------------------------------------------------ foreign operands
+_OPERATORS = ["add", "sub", "mul", "truediv", "pow", "matmul", "floordiv", "mod"]
+_FOREIGN = ["a", None, [1.0, 2.0], (1.0,), {"k": 1}, object]
+
+
+@pytest.mark.parametrize("op", _OPERATORS)
+@pytest.mark.parametrize("other", _FOREIGN, ids=repr)
+def test_operators_with_foreign_operands_raise_pythons_error(op, other) -> None:
+    # torch's operators return NotImplemented, so Python raises its own TypeError
+    # (for ``*`` with a sequence, Python asks the tensor for __index__ instead)
+    fn = getattr(operator, op)
+    check(lambda lib: fn(lib.tensor([1.0, 2.0]), other))
+    check(lambda lib: fn(other, lib.tensor([1.0, 2.0])))
+
+
+@pytest.mark.parametrize("op", ["iadd", "isub", "imul", "itruediv"])
+def test_in_place_operators_with_foreign_operands(op) -> None:
+    def program(lib):
+        x = lib.tensor([1.0, 2.0])
+        getattr(operator, op)(x, "a")
+
+    check(program)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul"])
+def test_named_ops_with_foreign_operands(name) -> None:
+    check(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0]), "a"))
+    check(lambda lib: getattr(lib.tensor([1.0, 2.0]), name)(None))

@@ -102,6 +102,7 @@ from ._ops.shape import (
     unsqueeze,
 )
 from ._tensor import Size, Tensor, device
+from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled

@@ -348,6 +348,19 @@ class Tensor:
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
 
+    def storage_offset(self) -> int:
+        """Offset of the first element from the start of the memory shared with the base, in elements."""
+        a = root = self._data
+        while isinstance(root.base, xp.ndarray):
+            root = root.base
+        if a is root:
+            return 0
+        return (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // a.itemsize
+
+    def cuda(self, *args, **kwargs):
+        """dyngrad runs on the CPU only; torch's CPU build raises the same error."""
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
     # ---------------------------------------------------------- conversions
     def item(self):
         if self._data.size != 1:

@@ -6,22 +6,62 @@ import it; every method here is a thin call into one op function.
 
 from __future__ import annotations
 
+import types
+
 from ._ops import comparison as cmp
 from ._ops import indexing, inplace, linalg, nn_kernels, reduction, shape, sorting
 from ._ops import pointwise as pw
+from ._ops._promote import OperandTypeError
 from ._tensor import Tensor
+
+# Note [Operators and foreign operands]
+# ``x + "a"`` must raise Python's own TypeError, as with torch, whose operators return
+# NotImplemented for an operand they cannot take. The op functions raise OperandTypeError
+# for such an operand, or return NotImplemented when they run as an operator: the operator
+# methods are copies of the op functions renamed to the dunder (``as_operator``), which
+# ``_promote.operand_error`` sees on its caller's frame. A copy, not a wrapper, keeps the
+# hot path at one Python call per operator. The wrappers below catch the error instead.
+# The named methods (``x.add("a")``) are renamed copies too: torch counts the argument's
+# position from 1 there, from 2 in ``torch.add(x, "a")``.
+
+
+def as_method(fn, name: str):
+    """``fn`` as ``Tensor.<name>`` (same code, defaults and closure: no extra call)."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    code = fn.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__doc__ = fn.__doc__
+    copy.__qualname__ = f"Tensor.{name}"
+    return copy
+
+
+RENAMED = frozenset(
+    {"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__truediv__", "__pow__", "__mod__", "__floordiv__",
+     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide"}
+)
 
 
 def _rpow(self, other):
-    return pw.pow(other, self)
+    try:
+        return pw.pow(other, self)
+    except OperandTypeError:
+        return NotImplemented
 
 
 def _rsub(self, other):
-    return pw.rsub(self, other)
+    try:
+        return pw.rsub(self, other)
+    except OperandTypeError:
+        return NotImplemented
 
 
 def _rtruediv(self, other):
-    return pw.div(other, self)
+    try:
+        return pw.div(other, self)
+    except OperandTypeError:
+        return NotImplemented
 
 
 def _bind_inplace(compute):
@@ -47,7 +87,10 @@ def _iop(fn, ufunc=None):
     def method(self, other):
         if ufunc is not None and inplace.direct(self, other, ufunc):
             return self
-        return inplace.inplace(self, fn, other)
+        try:
+            return inplace.inplace(self, fn, other)
+        except OperandTypeError:  # x += "a": Python's TypeError (Note [Operators and foreign operands])
+            return NotImplemented
 
     return method
 
@@ -344,7 +387,7 @@ def install() -> None:
     for family in FAMILIES:  # each op family may add methods (its TENSOR_METHODS)
         methods.update(getattr(family, "TENSOR_METHODS", {}))
     for name, fn in methods.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, as_method(fn, name) if name in RENAMED else fn)
     for name, fn in PROPERTIES.items():
         setattr(Tensor, name, property(fn))
     Tensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise; hash stays by identity, as torch

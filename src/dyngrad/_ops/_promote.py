@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._dtype import default_float_np, result_type
@@ -82,4 +84,33 @@ def _number(value):
         return value.item()
     if isinstance(value, (int, float, complex)):
         return value
-    raise TypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
+    raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
+
+
+class OperandTypeError(TypeError):
+    """An operand that is neither a Tensor nor a number (see ``operand_error``).
+
+    A subclass only so that the operator methods can tell this error from any other
+    TypeError; users see (and catch) a TypeError, named as torch's.
+    """
+
+
+OperandTypeError.__name__ = OperandTypeError.__qualname__ = "TypeError"
+OperandTypeError.__module__ = "builtins"  # tracebacks print "TypeError: ...", as torch's
+
+
+def operand_error(name: str, other):
+    """What a binary op does with an operand that is neither a Tensor nor a number.
+
+    Called as a Python operator, it returns NotImplemented, so that Python tries the other
+    operand and raises its own TypeError (``unsupported operand type(s) for +: 'Tensor' and
+    'str'``), as torch's operators do. The operator methods (``Tensor.__add__`` ...) are copies
+    of the op functions under the dunder's name (``_tensor_methods.as_operator``), which is how
+    the caller's frame tells the two cases apart. Called as a function, it raises torch's
+    argument error.
+    """
+    code = sys._getframe(1).f_code
+    if code.co_name.startswith("__"):
+        return NotImplemented
+    position = 1 if code.co_qualname.startswith("Tensor.") else 2  # x.add("a") / torch.add(x, "a")
+    raise OperandTypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {type(other).__name__}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .._backend import constant, xp
 from .._tensor import Tensor, wrap
-from ._promote import prepare
+from ._promote import OperandTypeError, operand_error, prepare
 from .comparison import isnan
 from .registry import Op, apply, register
 
@@ -428,7 +428,10 @@ def where_(cond, a, b) -> Tensor:
 def add(a, b, alpha=1):
     if alpha == 1 and type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:
         return apply(AddBackward0, (a, b), (), (a._data, b._data))
-    x, y = prepare(a, b)
+    try:
+        x, y = prepare(a, b)
+    except OperandTypeError:
+        return operand_error("add", b)
     if not isinstance(a, Tensor):  # scalar + tensor: torch calls tensor.__radd__, i.e. add(tensor, scalar)
         a, b, x, y = b, a, y, x
     if alpha != 1:
@@ -457,7 +460,10 @@ def sub(a, b, alpha=1):
         if a._data.dtype.kind != "b":
             return apply(SubBackward0, (a, b), (), (a._data, b._data))
     _check_bool_subtraction(a, b)
-    x, y = prepare(a, b)
+    try:
+        x, y = prepare(a, b)
+    except OperandTypeError:
+        return operand_error("sub", b)
     if alpha != 1:
         return apply(SubBackward0, (a, b), (alpha,), (x, y))
     return apply(SubBackward0, (a, b), (), (x, y))
@@ -477,7 +483,10 @@ def rsub(a: Tensor, other, alpha=1):
 def mul(a, b):
     if type(a) is Tensor and type(b) is Tensor and a._data.dtype is b._data.dtype:  # no promotion needed
         return apply(MulBackward0, (a, b), (), (a._data, b._data))
-    x, y = prepare(a, b)
+    try:
+        x, y = prepare(a, b)
+    except OperandTypeError:
+        return operand_error("mul", b)
     if not isinstance(a, Tensor):
         a, b, x, y = b, a, y, x
     return apply(MulBackward0, (a, b), (), (x, y))
@@ -489,7 +498,10 @@ def div(a, b, rounding_mode=None):
         return _rounded_div(a, b, rounding_mode)
     if not isinstance(a, Tensor):  # scalar / tensor: torch computes reciprocal(b) * a
         return mul(reciprocal(b), a)
-    x, y = prepare(a, b, true_divide=True)
+    try:
+        x, y = prepare(a, b, true_divide=True)
+    except OperandTypeError:
+        return operand_error("div", b)
     return apply(DivBackward0, (a, b), (), (x, y))
 
 
@@ -501,7 +513,10 @@ def pow(a, exponent):  # noqa: A001 - torch's name
         if isinstance(exponent, Tensor):
             x, y = prepare(a, exponent)
             return apply(PowBackward1, (a, exponent), (), (x, y))
-        x, y = prepare(a, exponent)
+        try:
+            x, y = prepare(a, exponent)
+        except OperandTypeError:
+            return operand_error("pow", exponent)
         return apply(PowBackward0, (a,), (y,), (x,))
     # scalar base, tensor exponent
     x, y = prepare(a, exponent)
@@ -1526,7 +1541,10 @@ class FmodBackward1(Op):
 
 def _mod_op(scalar_op, tensor_op, kernel):
     def fn(input, other):  # noqa: A002
-        x, y = prepare(input, other)
+        try:
+            x, y = prepare(input, other)
+        except OperandTypeError:
+            return operand_error(kernel[: -len("_cpu")], other)
         kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
         if kind == "b":
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
@@ -1605,7 +1623,10 @@ FloorDivideNotImplemented = register(type("NotImplemented", (Op,), {
 
 
 def floor_divide(input, other):  # noqa: A002
-    x, y = prepare(input, other)
+    try:
+        x, y = prepare(input, other)
+    except OperandTypeError:
+        return operand_error("floor_divide", other)
     kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
     if kind == "b":
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
@@ -2040,6 +2061,18 @@ def _div_(self, other, *, rounding_mode=None):
     return _inplace(self, lambda a: div(a, other, rounding_mode=rounding_mode))
 
 
+def _reflected(op):
+    """``other <op> self`` for a Python number ``other``; NotImplemented for other types (see operand_error)."""
+
+    def method(self, other):
+        try:
+            return op(other, self)
+        except OperandTypeError:
+            return NotImplemented
+
+    return method
+
+
 def _pw_tensor_methods():
     methods = {name: fn for name, fn in dict(
         exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, square=square, sign=sign,
@@ -2052,8 +2085,7 @@ def _pw_tensor_methods():
         remainder=remainder, fmod=fmod, floor_divide=floor_divide, float_power=float_power,
         where=_tensor_where, relu=relu, div=_div_method, divide=_div_method,
         __mod__=remainder, __floordiv__=floor_divide,
-        __rmod__=lambda self, other: remainder(other, self),
-        __rfloordiv__=lambda self, other: floor_divide(other, self),
+        __rmod__=_reflected(remainder), __rfloordiv__=_reflected(floor_divide),
     ).items()}
     for name, fn in _INPLACE_UNARY.items():
         methods[name + "_"] = _inplace_method(fn)
