@@ -450,3 +450,25 @@ def test_dtype_of_gradient_follows_input() -> None:
         return a.grad, b.grad
 
     both(program)
+
+
+def _grads_after_in_place_change(lib):
+    """Leaf gradients that reach .grad without a copy must not alias anything else (torch's rule)."""
+    a = lib.ones(3, requires_grad=True)
+    b = lib.ones(3, requires_grad=True)
+    g = lib.tensor([1.0, 2.0, 3.0])
+    (a + b).backward(g)  # one gradient array flows to both leaves; g is the user's
+    a.grad.add_(10)
+    held = lib.tensor([5.0, 5.0, 5.0])
+    c = lib.ones(3, requires_grad=True)
+    c.register_hook(lambda grad: held)  # the hook's result is the user's tensor
+    (c * 1).sum().backward()
+    c.grad.add_(1)
+    w = lib.ones(2, 3, requires_grad=True)
+    (lib.ones(4, 2) @ w).sum().backward()  # a fresh gradient: torch keeps it without a copy
+    w.grad.mul_(2)
+    return [a.grad, b.grad, g, held, c.grad, w.grad]
+
+
+def test_leaf_gradients_never_alias_other_tensors() -> None:
+    both(_grads_after_in_place_change)

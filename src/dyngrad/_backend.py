@@ -6,6 +6,8 @@ below. A CuPy backend would provide the same names; nothing else would change.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 xp = np
@@ -85,3 +87,28 @@ def along_axis_key(index: np.ndarray, axis: int) -> tuple:
             shape[i] = n
             key.append(np.arange(n).reshape(shape))
     return tuple(key)
+
+
+# Note [Scratch buffers]
+# Large temporaries that never leave a kernel (the column matrix of a convolution's input gradient, ...)
+# are taken from a small per-thread pool instead of being allocated each call: the C allocator hands
+# blocks of a few MB back to the system when they are freed, so a fresh one costs a page fault per
+# 4 KiB page on first touch, which for the convolution backward was as much as its matrix products.
+# A kernel names each buffer it uses (``key``); the array it gets is valid until its next call with
+# that key on this thread, so it must not be returned, saved, or used by a nested call of the same key.
+_scratch = threading.local()
+
+
+def scratch(key: str, shape: tuple, dtype) -> np.ndarray:
+    """An uninitialised array of ``shape`` and ``dtype`` from this thread's pool (see Note [Scratch buffers])."""
+    dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    pool = getattr(_scratch, "pool", None)
+    if pool is None:
+        pool = _scratch.pool = {}
+    buf = pool.get(key)
+    if buf is None or buf.size < nbytes:
+        buf = pool[key] = np.empty(max(nbytes, 1), dtype=np.uint8)
+    return buf[:nbytes].view(dtype).reshape(shape)

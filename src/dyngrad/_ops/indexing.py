@@ -13,6 +13,7 @@ from __future__ import annotations
 from .._backend import along_axis_key, xp
 from .._backend import index_add as _add_at
 from .._tensor import Tensor, _wrap_dim, wrap
+from ..autograd.grad_mode import is_grad_enabled
 from .registry import Op, apply, register
 from .shape import _mark_view
 
@@ -294,7 +295,11 @@ class GatherBackward0(Op):
         return (index_backward(g, shape, _gather_key(index, dim), True),)
 
 
-def _check_gather_index(a, idx, dim: int, name: str, src=None) -> None:
+def _check_gather_index(a, idx, dim: int, name: str, src=None, keep: bool = False):
+    """Check ``idx`` against the input's shape (torch's messages); return it wrapped into [0, size of dim).
+
+    With ``keep`` (a node will save the index) the result never shares memory with ``idx``, so an in-place
+    change of the index tensor afterwards does not reach the backward."""
     shape = a._data.shape
     if idx.ndim != len(shape) and not (idx.ndim <= 1 and len(shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -304,18 +309,28 @@ def _check_gather_index(a, idx, dim: int, name: str, src=None) -> None:
                 f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no larger than self "
                 f"{list(shape)} apart from dimension {dim}"
             )
-    n = shape[dim] if shape else 1
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        bad = idx[(idx >= n) | (idx < -n)].reshape(-1)[0]
+    return _wrapped_index(idx, shape[dim] if shape else 1, dim, keep)
+
+
+def _wrapped_index(idx, n: int, dim: int, keep: bool = False):
+    """``idx`` (int64) checked to lie in [0, n) for a dim of size ``n``, as torch's gather/scatter checks it.
+
+    Raises torch's RuntimeError naming the first index outside [0, n) (torch wraps no negative index here).
+    One pass: viewed as unsigned, an index in [0, n) is below n and a negative one is huge, so one max decides.
+    """
+    if not idx.size:
+        return idx
+    if int(idx.view(xp.uint64).max()) >= n:
+        bad = idx[(idx >= n) | (idx < 0)].reshape(-1)[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    return idx.copy() if keep else idx
 
 
 def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """gather(dim, index): index has the input's number of dims; out has index's shape."""
     idx = _index_array(index, "gather")
     d = _wrap_dim(dim, a._data.ndim)
-    _check_gather_index(a, idx, d, "gather")
-    idx = idx % (a._data.shape[d] if a._data.ndim else 1) if idx.size else idx
+    idx = _check_gather_index(a, idx, d, "gather", keep=a._requires_grad and is_grad_enabled())
     return apply(GatherBackward0, (a,), (d, idx, a._data.shape))
 
 
@@ -384,9 +399,8 @@ def _scatter_prepare(a: Tensor, dim: int, index: Tensor, name: str, src=None):
         if sshape is not None:
             msg += f" and to be no larger size than src {list(sshape)}"
         raise RuntimeError(msg)
-    _check_gather_index(a, idx, d, name)
-    n = a._data.shape[d] if a._data.ndim else 1
-    return d, (idx % n if idx.size else idx)
+    keep = is_grad_enabled() and (a._requires_grad or (isinstance(src, Tensor) and src._requires_grad))
+    return d, _check_gather_index(a, idx, d, name, keep=keep)
 
 
 def scatter(a: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
@@ -423,7 +437,14 @@ class ScatterAddBackward0(Op):
 
     def backward(self, g):
         dim, index = self._params
-        return (g if self.needs_input_grad(0) else None, gather(g, dim, wrap(index)) if self.needs_input_grad(1) else None)
+        # the index was checked and wrapped by the forward: gather it directly, without gather()'s checks
+        gsrc = apply(GatherBackward0, (g,), (dim, index, g._data.shape)) if self.needs_input_grad(1) else None
+        return (g if self.needs_input_grad(0) else None, gsrc)
+
+    def backward_arrays(self, g):
+        dim, index = self._params
+        gsrc = wrap(GatherBackward0.forward(g, dim, index, g.shape)) if self.needs_input_grad(1) else None
+        return (wrap(g) if self.needs_input_grad(0) else None, gsrc)
 
 
 def scatter_add(a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._backend import along_axis_key, generator, xp
+from .._backend import along_axis_key, generator, scratch, xp
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import linalg as _linalg
@@ -79,13 +79,35 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 # ------------------------------------------------------------------ softmax family
 
 
+# Note [Softmax without the shift]
+# softmax and log_softmax subtract each row's max before exp only so that exp cannot overflow (and
+# the largest term is 1). When every row's max lies in [0, 60], exp of the raw input can neither
+# overflow (even summed over 2**40 terms) nor lose the largest term, and an entry that underflows
+# underflows with the shift too; the results agree with the shifted formula to a rounding, and
+# exp(x) skips one full pass over the input. Other rows (or NaN/inf) take the shifted path.
+
+
+def _unshifted(a, m) -> bool:
+    """Whether exp may take ``a`` unshifted, ``m`` being its rows' max (Note [Softmax without the shift])."""
+    return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and 0.0 <= m.min() and m.max() <= 60.0
+
+
+def _exp_rows(a, axis):
+    """exp(a - c) with c the rows' max, or c = 0 when Note [Softmax without the shift] allows; returns (e, c)."""
+    m = a.max(axis=axis, keepdims=True)
+    if _unshifted(a, m):
+        return xp.exp(a), None
+    e = a - m
+    xp.exp(e, out=e)
+    return e, m
+
+
 def _softmax_array(a, axis):
     if a.ndim == 0:
         return xp.ones_like(a)
     if a.size == 0:
         return a.copy()
-    e = a - a.max(axis=axis, keepdims=True)
-    xp.exp(e, out=e)
+    e, _ = _exp_rows(a, axis)
     e *= 1 / e.sum(axis=axis, keepdims=True)  # one reciprocal per row, then multiplies
     return e
 
@@ -96,10 +118,16 @@ def _log_softmax_array(a, axis, cache=None):
         return xp.zeros_like(a)
     if a.size == 0:
         return a.copy()
-    z = a - a.max(axis=axis, keepdims=True)
-    e = xp.exp(z)
-    s = e.sum(axis=axis, keepdims=True)
-    z -= xp.log(s)
+    m = a.max(axis=axis, keepdims=True)
+    if _unshifted(a, m):  # Note [Softmax without the shift]
+        e = xp.exp(a)
+        s = e.sum(axis=axis, keepdims=True)
+        z = a - xp.log(s)
+    else:
+        z = a - m
+        e = xp.exp(z)
+        s = e.sum(axis=axis, keepdims=True)
+        z -= xp.log(s)
     if cache is not None:
         e *= 1 / s
         cache[:] = [e]
@@ -407,13 +435,17 @@ class NllLossBackward0(Op):
         with xp.errstate(invalid="ignore", divide="ignore"):
             return xp.asarray(s / total)
 
-    def _coef(self, dtype):
+    def _coef(self, dtype, g=None):
+        """Zeros of the input's shape with -weight[t] (/ total for mean) at the targets; times ``g`` (an array
+        shaped as the loss) when given, applied to the per-target values before they are scattered."""
         t, wt, reduction, total, shape = self._params
         shape2 = (1,) + shape if len(shape) == 1 else shape
         coef = xp.zeros(shape2, dtype=dtype)
         w = -wt.astype(dtype)
         if reduction == "mean":
             w = w / xp.asarray(total, dtype=dtype) if total != 0 else w * 0
+        if g is not None:
+            w = w * (g.reshape(w.shape) if reduction == "none" else g)
         if len(shape2) == 2:
             coef[xp.arange(shape2[0]), t] = w
         else:
@@ -429,12 +461,8 @@ class NllLossBackward0(Op):
         return (out.reshape(shape) if len(shape) == 1 else out,)
 
     def backward_arrays(self, g):
-        coef = self._coef(g.dtype)
-        t, wt, reduction, total, shape = self._params
-        if reduction == "none":
-            coef *= g.reshape(1, 1) if len(shape) == 1 else g[:, None]
-        else:
-            coef *= g
+        coef = self._coef(g.dtype, g)  # g scales the few picked entries, not a pass over the input's size
+        shape = self._params[4]
         return (wrap(coef.reshape(shape) if len(shape) == 1 else coef),)
 
 
@@ -911,7 +939,7 @@ def im2col(a, kernel, stride, dilation, pad, channels_first=False):
     (kh, kw), (sh_, sw), (dh, dw) = kernel, stride, dilation
     oh = _out_size(h, kh, sh_, dh, pad[0], pad[1])
     ow = _out_size(w, kw, sw, dw, pad[2], pad[3])
-    ap = _pad_array(a, pad)
+    ap = _padded_scratch(a, pad)  # read only here: a pooled buffer (Note [Scratch buffers])
     if channels_first:
         ap = ap.transpose(1, 0, 2, 3)
         cols = xp.empty((c, kh, kw, n, oh, ow), dtype=a.dtype)
@@ -925,6 +953,22 @@ def im2col(a, kernel, stride, dilation, pad, channels_first=False):
             else:
                 cols[:, :, i, j] = block
     return cols
+
+
+def _padded_scratch(a, pad):
+    """``a`` (N, C, H, W) zero-padded by ``pad`` (t, b, l, r), in the scratch buffer "im2col_pad"."""
+    if not any(pad):
+        return a
+    n, c, h, w = a.shape
+    pt, pb, pl, pr = pad
+    ap = scratch("im2col_pad", (n, c, h + pt + pb, w + pl + pr), a.dtype)
+    # zero only the border (the interior is overwritten next)
+    ap[:, :, :pt] = 0
+    ap[:, :, pt + h :] = 0
+    ap[:, :, pt : pt + h, :pl] = 0
+    ap[:, :, pt : pt + h, pl + w :] = 0
+    ap[:, :, pt : pt + h, pl : pl + w] = a
+    return ap
 
 
 def _col2im_cf(cols, n, hw, kernel, stride, dilation, pad):
@@ -964,9 +1008,12 @@ def _wide_col2im(cols, n, hw, kernel, dilation, pad):
 
 
 def _wide_grad(g, wp):
-    """g (N, O, oh, ow) as (O, N, oh, Wp), zero in the extra columns (see Note [Wide columns])."""
+    """g (N, O, oh, ow) as (O, N, oh, Wp), zero in the extra columns (see Note [Wide columns]).
+
+    The result is the scratch buffer "conv_wide_grad" (Note [Scratch buffers]): read it before the next call."""
     n, o, oh, ow = g.shape
-    out = xp.zeros((o, n, oh, wp), dtype=g.dtype)
+    out = scratch("conv_wide_grad", (o, n, oh, wp), g.dtype)
+    out[..., ow:] = 0
     out[..., :ow] = g.transpose(1, 0, 2, 3)
     return out
 
@@ -1000,7 +1047,10 @@ def _conv_grad_input(g, w, hw, stride, pad, dilation, groups):
     wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)  # (G, Cg * k, O/G)
     if stride == (1, 1):
         wp = hw[1] + pad[2] + pad[3]
-        cols = xp.matmul(wt, _wide_grad(g, wp).reshape(groups, o // groups, -1))
+        gw = _wide_grad(g, wp).reshape(groups, o // groups, -1)
+        # the column matrix only feeds _wide_col2im: a pooled buffer (Note [Scratch buffers])
+        cols = scratch("conv_grad_cols", (groups, wt.shape[1], gw.shape[2]), xp.result_type(wt, gw))
+        xp.matmul(wt, gw, out=cols)
         return _wide_col2im(cols.reshape(groups * cg, kh, kw, n, oh, wp), n, hw, (kh, kw), dilation, pad)
     gt = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
     cols = xp.matmul(wt, gt)  # (G, Cg * k, N * L)

@@ -14,6 +14,7 @@ Iterative, never recursive (a chain of 100,000 ops needs no deep Python stack).
 from __future__ import annotations
 
 import heapq
+import sys
 
 from .._backend import sum_to_shape, xp
 from .._tensor import Tensor, wrap
@@ -130,7 +131,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 _capture(capture, captured, node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
-                    accumulate_grad(node.variable, grads[0], create_graph, hooks_done=True)
+                    accumulate_grad(node.variable, grads[0], create_graph, hooks_done=True, may_steal=observer is None)
                 if observer is not None:
                     observer(node, grads, ())
                 continue
@@ -190,6 +191,9 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 deps[nxt] = d
                 if d == 0:
                     heappush(heap, (-nxt._seq, nxt))  # later nodes first; sequence numbers are unique
+            # Drop this node's references to the gradients it sent, so that a leaf's AccumulateGrad
+            # can tell whether anything else holds its gradient (see _unshared).
+            outs = g = gd = None
     finally:
         _state.enabled = prev_mode
     return captured
@@ -289,14 +293,25 @@ def _run_leaf_hooks(var: Tensor, grad: Tensor) -> Tensor:
     return grad
 
 
-def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool, hooks_done: bool = False) -> None:
-    """Add ``grad`` into ``var.grad``: a fresh tensor the first time, summed after."""
+def accumulate_grad(
+    var: Tensor, grad: Tensor, create_graph: bool, hooks_done: bool = False, may_steal: bool = False
+) -> None:
+    """Add ``grad`` into ``var.grad``: the gradient itself or a copy the first time, summed after.
+
+    ``may_steal``: the caller (the engine) holds ``grad`` only in its list of a node's incoming
+    gradients, so ``grad`` may become ``var.grad`` as it is when nothing else refers to it.
+    """
     if var._hooks and not hooks_done:
         grad = _run_leaf_hooks(var, grad)
     old = var._grad
     if old is None:
-        # A fresh tensor that shares no memory with a gradient flowing elsewhere in the graph.
-        var._grad = grad if create_graph else wrap(grad._data.copy())
+        if create_graph:
+            var._grad = grad
+        elif may_steal and _unshared(grad):
+            var._grad = grad  # as torch's AccumulateGrad: no copy of a gradient nobody else holds
+        else:
+            # A fresh tensor that shares no memory with a gradient flowing elsewhere in the graph.
+            var._grad = wrap(grad._data.copy())
     elif create_graph or _state.enabled:
         var._grad = old + grad
     else:
@@ -309,6 +324,25 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool, hooks_done: b
     if var._post_acc_hooks:
         for hook in tuple(var._post_acc_hooks.values()):
             hook(var)
+
+
+def _unshared(grad: Tensor, _refs=sys.getrefcount) -> bool:
+    """True when only the engine refers to ``grad`` and only ``grad`` to its memory.
+
+    References to the tensor: the engine's list of incoming gradients, accumulate_grad's
+    argument, this function's argument and getrefcount's own; to the array: the tensor's
+    attribute and getrefcount's. A view (``base``), a read-only array (``broadcast_to``) or a
+    gradient also sent elsewhere (AddBackward0 passes one array on to both inputs) is copied.
+    """
+    data = grad._data
+    return (
+        _refs(grad) <= 4
+        and _refs(data) <= 2
+        and data.base is None
+        and data.flags.writeable
+        and data.flags.c_contiguous
+        and grad._grad_fn is None
+    )
 
 
 def _retain(node, grads, create_graph: bool) -> None:
