@@ -21,6 +21,8 @@ from hypothesis.extra import numpy as hnp
 
 from op_table import OpInfo, broadcast_pair, one_shape
 
+INF = float("inf")
+
 # ----------------------------------------------------------------- shape strategies
 
 
@@ -212,6 +214,69 @@ def _name(names):
     return lambda d, s: {"name": d.draw(st.sampled_from(names))}
 
 
+def _spread_on(lib, x, dim):
+    """``_rect`` laid over the dims ``dim`` of any input: x * 0.15 plus a (m, n) "diagonal" of 1, 2.5, 4,
+    5.5 broadcast along the other dims, so each matrix has distinct singular values away from 0."""
+    nd = x.dim()
+    d0, d1 = dim[0] % nd, dim[1] % nd
+    m, n = x.shape[d0], x.shape[d1]
+    d = lib.eye(m, n, dtype=x.dtype) * lib.tensor([1.0, 2.5, 4.0, 5.5][:n], dtype=x.dtype)
+    if d0 > d1:
+        d = d.mT
+    shape = [1] * nd
+    shape[d0], shape[d1] = m, n
+    return x * 0.15 + d.reshape(shape)
+
+
+def _two_dims(data, shapes):
+    nd = len(shapes[0])
+    d0 = data.draw(st.integers(-nd, nd - 1))
+    d1 = data.draw(st.integers(-nd, nd - 1).filter(lambda d: (d - d0) % nd != 0))
+    return (d0, d1)
+
+
+def _svd_norm_args(data, shapes):
+    return {"ord": data.draw(st.sampled_from(["nuc", 2, -2])), "dim": _two_dims(data, shapes),
+            "keepdim": data.draw(st.booleans())}
+
+
+def _linalg_norm_args(data, shapes):
+    nd = len(shapes[0])
+    dim = data.draw(st.sampled_from(["none", "one", "two", "three"]))
+    if dim == "none" or nd < 2 and dim in ("two", "three"):
+        dim = None
+    elif dim == "one":
+        dim = (data.draw(st.integers(-nd, nd - 1)),) if data.draw(st.booleans()) else data.draw(st.integers(0, nd - 1))
+    elif dim == "two":
+        dim = _two_dims(data, shapes)
+    else:
+        dim = (0, 1, 0)
+    return {"ord": data.draw(st.sampled_from([None, "fro", "nuc", 2, -2, 1, -1, INF, 3])), "dim": dim,
+            "keepdim": data.draw(st.booleans())}
+
+
+def _matrix_norm_error_args(data, shapes):
+    return {"ord": data.draw(st.sampled_from(["nuc", 2, -2, 3, 2.5, "abc", "fro", 1])),
+            "dim": data.draw(st.sampled_from([(-2, -1), (0, 0), (0, -2), (0,), (0, 1, 2), (0, 5), [1, 0]])),
+            "dtype": data.draw(st.sampled_from([None, "float64", "float32", "int64"]))}
+
+
+def _matrix_norm_dtype(lib, x, ord, dim, dtype):
+    return lib.linalg.matrix_norm(x, ord, dim, dtype=None if dtype is None else getattr(lib, dtype))
+
+
+def _matrix_rank(lib, x, kw, drop):
+    """matrix_rank of x, rank-deficient when ``drop`` (last column a copy of the first), symmetric for hermitian."""
+    if drop and x.dim() >= 2 and x.shape[-1] >= 2:
+        x = lib.cat([x[..., :-1], x[..., :1]], -1)
+    if kw.get("hermitian"):
+        if x.dim() >= 2 and x.shape[-1] == x.shape[-2]:
+            x = x + x.mT
+        else:
+            kw = {}
+    return lib.linalg.matrix_rank(x, **kw)
+
+
 # ----------------------------------------------------------------- rows
 
 ROWS = [
@@ -354,6 +419,31 @@ ROWS = [
             lib.linalg.svd(_rect(lib, x), full_matrices=False)), rect(), covers=("LinalgSvdBackward0",)),
     OpInfo("torch_svd", lambda lib, x: (lambda usv: (usv[0] * usv[1].exp()) @ usv[2].mT)(lib.svd(_rect(lib, x))),
            rect(max_batch=0), covers=("LinalgSvdBackward0",)),
+    # ---- matrix norms through singular values (permute, svdvals, sum / amax / amin, as torch composes them)
+    OpInfo("matrix_norm_svd", lambda lib, x, ord, dim, keepdim: lib.linalg.matrix_norm(
+        _spread_on(lib, x, dim), ord, dim, keepdim), one_shape(min_dims=2, max_dims=4, min_side=1),
+           params=_svd_norm_args,
+           covers=("PermuteBackward0", "LinalgSvdBackward0", "SumBackward1", "AmaxBackward0", "AminBackward0",
+                   "UnsqueezeBackward0")),
+    OpInfo("matrix_norm_svd_raw", lambda lib, x, ord, dim, keepdim: lib.linalg.matrix_norm(x, ord, dim, keepdim),
+           one_shape(min_dims=2, max_dims=3), params=_svd_norm_args, second_order=False, gradcheck=False,
+           covers=("LinalgSvdBackward0", "SumBackward1", "AmaxBackward0", "AminBackward0")),
+    OpInfo("matrix_norm_errors", _matrix_norm_dtype, one_shape(min_dims=1, max_dims=3, min_side=1),
+           params=_matrix_norm_error_args, covers=("LinalgSvdBackward0", "ToCopyBackward0"), second_order=False,
+           gradcheck=False, int_ok=True),
+    OpInfo("linalg_norm_ord", lambda lib, x, ord, dim, keepdim: lib.linalg.norm(x, ord, dim, keepdim),
+           one_shape(min_dims=1, max_dims=3, min_side=1), params=_linalg_norm_args, second_order=False,
+           gradcheck=False, covers=("LinalgVectorNormBackward0", "LinalgSvdBackward0", "AmaxBackward0")),
+    OpInfo("torch_norm_nuc", lambda lib, x, dim, keepdim: (x.norm("nuc", dim, keepdim) if dim is not None
+                                                            else lib.norm(_rect(lib, x), "nuc")),
+           one_shape(min_dims=2, max_dims=3, min_side=1),
+           params=lambda d, s: {"dim": d.draw(st.none() | st.just(_two_dims(d, s))), "keepdim": d.draw(st.booleans())},
+           covers=("SumBackward1", "LinalgSvdBackward0"), second_order=False),
+    OpInfo("matrix_rank", _matrix_rank, one_shape(min_dims=1, max_dims=3),
+           params=lambda d, s: {"kw": d.draw(st.sampled_from([{}, {"atol": 1.0}, {"rtol": 0.3}, {"atol": 0.5, "rtol": 0.1},
+                                                              {"tol": 0.5}, {"hermitian": True}])),
+                                "drop": d.draw(st.booleans())},
+           covers=(), differentiable=False, int_ok=True),
     OpInfo("pinv", lambda lib, x: lib.linalg.pinv(_rect(lib, x)), rect(), covers=("LinalgPinvBackward0",)),
     OpInfo("pinv_hermitian", lambda lib, x: lib.linalg.pinv(_spd(lib, x), hermitian=True), square(max_batch=1),
            covers=("LinalgPinvBackward0",)),

@@ -189,6 +189,15 @@ ROWS: list[OpInfo] = [
            int_ok=True),
     OpInfo("nanmedian", lambda lib, x: _with_nans(lib, x).nanmedian(), covers=("NanmedianBackward0", "WhereBackward0"),
            ties=True, gradcheck=False),
+    OpInfo("nanmedian_dim", lambda lib, x, dim, keepdim: _with_nans(lib, x).nanmedian(dim, keepdim)[0],
+           covers=("NanmedianBackward1", "WhereBackward0"), params=_dim_keepdim, ties=True, gradcheck=False),
+    OpInfo("nanmedian_dim_mostly_nan", lambda lib, x, dim, keepdim: lib.nanmedian(
+        lib.where(x > -1.0, float("nan"), x), dim, keepdim).values,  # all-NaN slices: the index torch's nth_element picks
+           covers=("NanmedianBackward1", "WhereBackward0"), params=_dim_keepdim, gradcheck=False),
+    OpInfo("nanmedian_dim_indices", lambda lib, x, dim, keepdim: _with_nans(lib, x).nanmedian(dim, keepdim).indices,
+           params=_dim_keepdim, ties=True, differentiable=False),
+    OpInfo("nanmedian_dim_int", lambda lib, x, dim, keepdim: x.nanmedian(dim, keepdim)[1 if dim % 2 else 0],
+           params=_dim_keepdim, ties=True, differentiable=False, int_ok=True),
     OpInfo("median_dim", lambda lib, x, dim, keepdim: lib.median(x, dim, keepdim)[0], covers=("MedianBackward1",),
            params=_dim_keepdim, ties=True, gradcheck=False),
     OpInfo("median_dim_indices", lambda lib, x, dim, keepdim: x.median(dim, keepdim).indices, params=_dim_keepdim,

@@ -199,6 +199,54 @@ def _meshgrid(lib, *xs, indexing):
     return lib.stack([g.reshape(-1) for g in lib.meshgrid(*xs, indexing=indexing)], 0)
 
 
+# ---- in-place shape ops (t_, transpose_, squeeze_, unsqueeze_): run on a non-leaf copy, so that the
+# gradient flows back through the in-place node to the input
+
+
+def _inplace_shape_args(data, shapes):
+    nd = len(shapes[0])
+    name = data.draw(st.sampled_from(["t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "squeeze_dim",
+                                      "squeeze_dims", "unsqueeze_"]))
+    if name == "t_":
+        args = ()
+    elif name in ("transpose_", "swapdims_", "swapaxes_"):
+        args = (data.draw(_dim_of(shapes[0])), data.draw(_dim_of(shapes[0])))
+    elif name == "squeeze_":
+        args = ()
+    elif name == "squeeze_dim":
+        name, args = "squeeze_", (data.draw(_dim_of(shapes[0])),)
+    elif name == "squeeze_dims":
+        dims = data.draw(st.lists(_dim_of(shapes[0]), max_size=max(nd, 1)))
+        name, args = "squeeze_", (tuple(dims),)
+    else:
+        args = (data.draw(_dim_of(shapes[0], extra=1)),)
+    return {"name": name, "args": args, "view": data.draw(st.booleans())}
+
+
+def _inplace_shape(lib, x, name, args, view):
+    """``name(*args)`` in place on a copy of x (or on a view of the copy); the copy's base keeps its shape."""
+    y = x.clone()
+    target = y[...] if view else y
+    out = getattr(target, name)(*args)
+    assert out is target
+    return target * 1 + y.sum() if view else target
+
+
+def _inplace_shape_version(lib, x, name, args, view):
+    """The version counter after the op (one bump), and that of the base when the op ran on a view."""
+    y = x.detach().clone()
+    target = y[...] if view else y
+    getattr(target, name)(*args)
+    return lib.tensor([target._version, y._version, target.dim()])
+
+
+def _inplace_shape_stale(lib, x, name, args, view):
+    """A result saved before the op is stale after it: backward raises torch's error."""
+    y = x.detach().requires_grad_().exp()
+    getattr(y, name)(*args)
+    y.sum().backward()
+
+
 ROWS: list[OpInfo] = [
     OpInfo("view_as", lambda lib, x: x.view_as(x.reshape(-1)), covers=("ViewBackward0",)),
     OpInfo("flatten_dims", lambda lib, x, s, e: lib.flatten(x, s, e), shapes=one_shape(min_dims=1),
@@ -272,4 +320,15 @@ ROWS: list[OpInfo] = [
            covers=("ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0")),
     OpInfo("pad_circular", lambda lib, x, pad: lib.nn.functional.pad(x, pad, mode="circular"), _nc_pad_case(),
            params=_nc_pad_params("circular"), covers=("_CircularPad",)),
+    OpInfo("inplace_shape", _inplace_shape, one_shape(max_dims=3), params=_inplace_shape_args,
+           covers=("CloneBackward0", "TBackward1", "TransposeBackward1", "SqueezeBackward3", "SqueezeBackward4",
+                   "SqueezeBackward5", "UnsqueezeBackward1", "AliasBackward0", "MulBackward0")),
+    OpInfo("inplace_shape_leaf", lambda lib, x, name, args, view: getattr(x[...] if view else x, name)(*args),
+           one_shape(max_dims=3), params=_inplace_shape_args, covers=(), gradcheck=False),
+    OpInfo("inplace_shape_no_grad", lambda lib, x, name, args, view: getattr(x[...] if view else x, name)(*args),
+           one_shape(max_dims=3), params=_inplace_shape_args, covers=(), differentiable=False, int_ok=True),
+    OpInfo("inplace_shape_version", _inplace_shape_version, one_shape(max_dims=3), params=_inplace_shape_args,
+           covers=(), differentiable=False),
+    OpInfo("inplace_shape_stale", _inplace_shape_stale, one_shape(max_dims=3), params=_inplace_shape_args,
+           covers=(), differentiable=False),
 ]

@@ -472,3 +472,20 @@ def _grads_after_in_place_change(lib):
 
 def test_leaf_gradients_never_alias_other_tensors() -> None:
     both(_grads_after_in_place_change)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda x: x.sum(1), lambda x: x.exp(), lambda x: x.pow(2), lambda x: x.mean(0), lambda x: x * 2],
+    ids=["sum_dim", "exp", "pow", "mean_dim", "mul"],
+)
+def test_modified_saved_tensor_error_names_the_producer_as_torch(make) -> None:
+    # torch's short name keeps a node's number unless it is 0: "output 0 of Sum1", "of Exp"
+    def program(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        y = make(x * 1)
+        z = y.sin()
+        y.detach().mul_(2)  # bumps the shared version counter without changing y's history
+        z.sum().backward()
+
+    both(program)

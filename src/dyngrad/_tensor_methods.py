@@ -9,7 +9,7 @@ from __future__ import annotations
 import types
 
 from ._ops import comparison as cmp
-from ._ops import indexing, inplace, linalg, nn_kernels, reduction, shape, sorting
+from ._ops import indexing, indexing_extra, inplace, linalg, nn_kernels, reduction, shape, sorting
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError
 from ._tensor import Tensor
@@ -379,7 +379,8 @@ METHODS = {
 PROPERTIES = {"T": _T, "mT": _mT}
 
 
-FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, linalg, nn_kernels)
+# indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
+FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels)
 
 
 def install() -> None:

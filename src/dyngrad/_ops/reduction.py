@@ -871,7 +871,11 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.matrix_norm for ord 'fro', inf, -inf, 1, -1 (composites of vector_norm and amax/amin)."""
+    """torch.linalg.matrix_norm for ord 'fro', inf, -inf, 1, -1 (composites of vector_norm and amax/amin).
+
+    The public ``linalg.matrix_norm`` (linalg.py) checks the arguments, computes 'nuc', 2 and -2
+    from singular values and sends the other orders here.
+    """
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     _float_check(A, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {}")
@@ -879,11 +883,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if isinstance(ord, str):
         if ord == "fro":
             return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
-        if ord == "nuc":
-            raise NotImplementedError("linalg.matrix_norm(ord='nuc') needs an SVD, which dyngrad does not have yet")
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if ord in (2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm(ord={ord}) needs an SVD, which dyngrad does not have yet")
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if math.isinf(ord):
@@ -902,29 +902,14 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return (amax if ord > 0 else amin)(col, d1, keepdim)
 
 
-def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.norm: a vector norm, or a matrix norm for a string ord or a 2-tuple dim."""
-    if dim is not None and isinstance(dim, int):
-        dim = (dim,)
-    if isinstance(ord, str) or (ord is not None and dim is None and A._data.ndim == 2) or (
-        dim is not None and len(dim) == 2
-    ):
-        if ord is None:
-            ord = "fro"
-        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-
-
 def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    """torch.norm / Tensor.norm: 'fro' and numbers are vector norms, 'nuc' a matrix norm."""
+    """torch.norm / Tensor.norm for 'fro' and numbers (vector norms); linalg.norm handles 'nuc'."""
     if isinstance(dim, int):
         dim = (dim,)
     if p == "fro" or p is None:
         if dim is not None and len(dim) > 2:
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(x) for x in dim)}")
         return vector_norm(a, 2, dim, keepdim, dtype=dtype)
-    if p == "nuc":
-        return matrix_norm(a, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
     if isinstance(p, str):
         raise RuntimeError(f"norm(): invalid norm type {p}")
     return vector_norm(a, p, dim, keepdim, dtype=dtype)
@@ -1232,5 +1217,5 @@ _OPS = dict(
 )
 EXPORTS: dict = dict(_OPS, var_mean=var_mean, std_mean=std_mean)
 TENSOR_METHODS: dict = dict(_OPS)
-LINALG_EXPORTS: dict = dict(vector_norm=vector_norm, matrix_norm=matrix_norm, norm=linalg_norm)
+LINALG_EXPORTS: dict = dict(vector_norm=vector_norm)  # matrix_norm and norm: linalg.py
 FUNCTIONAL_EXPORTS: dict = {}

@@ -154,7 +154,7 @@ class TransposeBackward0(Op):
         return (g.transpose(*self._params),)
 
     def backward_arrays(self, g):
-        return (wrap(xp.swapaxes(g, *self._params)),)
+        return (wrap(xp.swapaxes(g, *self._params) if g.ndim else g),)
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -265,23 +265,132 @@ class SqueezeBackward4(_SqueezeOp):
     """The squeeze torch's matmul applies after a 1-D @ 2-D product."""
 
 
-def squeeze(a: Tensor, dim=None) -> Tensor:
-    shape = a._data.shape
+def _squeeze_axes(shape: tuple, dim) -> tuple:
+    """(axes to drop, form) for squeeze's ``dim`` argument; form 0: all size-1 dims, 1: one dim, 2: a list.
+
+    Raises:
+        IndexError: a dim out of range. RuntimeError: a dim repeated in the list.
+    """
     if dim is None:
-        axes = tuple(i for i, n in enumerate(shape) if n == 1)
-        op = SqueezeBackward0
-    elif isinstance(dim, (tuple, list)):
+        return tuple(i for i, n in enumerate(shape) if n == 1), 0
+    if isinstance(dim, (tuple, list)):
         wrapped = [_wrap_dim(d, len(shape)) for d in dim]
         for i, d in enumerate(wrapped):
             if d in wrapped[:i]:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        axes = tuple(i for i in sorted(set(wrapped)) if shape and shape[i] == 1)
-        op = SqueezeBackward2
-    else:
-        d = _wrap_dim(dim, len(shape))
-        axes = (d,) if shape and shape[d] == 1 else ()
-        op = SqueezeBackward1
+        return tuple(i for i in sorted(set(wrapped)) if shape and shape[i] == 1), 2
+    d = _wrap_dim(dim, len(shape))
+    return ((d,) if shape and shape[d] == 1 else ()), 1
+
+
+def squeeze(a: Tensor, dim=None) -> Tensor:
+    shape = a._data.shape
+    axes, form = _squeeze_axes(shape, dim)
+    op = (SqueezeBackward0, SqueezeBackward1, SqueezeBackward2)[form]
     return _mark_view(apply(op, (a,), (axes, shape)), a)
+
+
+# ------------------------------------------------------------------ in-place shape ops
+# Note [In-place shape ops]
+# t_(), transpose_(), squeeze_(), unsqueeze_() (and swapdims_ / swapaxes_) change a tensor's shape
+# and strides but not its memory or values. As torch does, they bump the version counter (a tensor
+# saved before the change is stale), refuse a leaf that requires grad (and a view of one) in grad
+# mode, and give a tensor that requires grad a node of its own numbered after the out-of-place
+# op's (TBackward1, TransposeBackward1, SqueezeBackward3/4/5, UnsqueezeBackward1) whose backward
+# is the inverse movement. On a view, only the view's own history changes: its base keeps its
+# shape and grad_fn (no CopySlices, since no value changes). The tensor's array becomes a NumPy
+# view of the same memory, so its base and other views still share it.
+
+
+@register
+class TBackward1(TBackward0):
+    """t_(): t() in place; the gradient is transposed back."""
+
+
+@register
+class TransposeBackward1(TransposeBackward0):
+    """transpose_(dim0, dim1) / swapdims_ / swapaxes_: transpose in place."""
+
+
+@register
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    """unsqueeze_(dim): unsqueeze in place; the gradient is squeezed at ``dim``."""
+
+
+@register
+class SqueezeBackward3(_SqueezeOp):
+    """squeeze_(): every size-1 dim removed in place; the gradient is reshaped back."""
+
+
+@register
+class SqueezeBackward5(_SqueezeOp):
+    """squeeze_(dims tuple) in place (squeeze_(dim) is SqueezeBackward4, as in torch)."""
+
+
+def _check_inplace_shape(t: Tensor) -> None:
+    """torch refuses the in-place op (a leaf that requires grad ...) before it looks at the arguments."""
+    if _grad_state.enabled:
+        from .inplace import _check_inplace_allowed
+
+        _check_inplace_allowed(t)
+
+
+def _inplace_shape(t: Tensor, op, params: tuple) -> Tensor:
+    """Apply the shape op ``op`` to ``t`` in place (Note [In-place shape ops]); ``t`` was checked."""
+    from ..autograd.forward_ad import _register as _fw_register
+
+    if _grad_state.enabled:
+        if t._requires_grad:
+            old = wrap(t._data, True, t._grad_fn)  # t's history up to now, as the node's input
+            old._output_nr = t._output_nr
+            old._fw_grad = t._fw_grad
+            result = apply(op, (old,), params)
+            t._data = result._data
+            t._grad_fn = result._grad_fn
+            t._output_nr = 0
+            if result._fw_grad is not None:
+                _fw_register(t, result._fw_grad)
+            t._vc[0] += 1
+            return t
+    t._data = op.forward(t._data, *params)
+    if t._fw_grad is not None:  # the tangent moves with the values
+        _fw_register(t, wrap(op.forward(t._fw_grad._data, *params)))
+    t._vc[0] += 1
+    return t
+
+
+def t_(a: Tensor) -> Tensor:
+    """Tensor.t_(): t() in place (TBackward1). Raises RuntimeError for more than 2 dims, as t()."""
+    _check_inplace_shape(a)
+    if a._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D")
+    return _inplace_shape(a, TBackward1, ())
+
+
+def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Tensor.transpose_(dim0, dim1) (also swapdims_ / swapaxes_): TransposeBackward1. IndexError out of range."""
+    _check_inplace_shape(a)
+    n = a._data.ndim
+    return _inplace_shape(a, TransposeBackward1, (_wrap_dim(dim0, n), _wrap_dim(dim1, n)))
+
+
+def unsqueeze_(a: Tensor, dim: int) -> Tensor:
+    """Tensor.unsqueeze_(dim): UnsqueezeBackward1. IndexError out of [-ndim-1, ndim]."""
+    _check_inplace_shape(a)
+    return _inplace_shape(a, UnsqueezeBackward1, (_wrap_dim(dim, a._data.ndim + 1),))
+
+
+def squeeze_(a: Tensor, dim=None) -> Tensor:
+    """Tensor.squeeze_(), squeeze_(dim), squeeze_(dims): SqueezeBackward3 / 4 / 5 (torch's in-place nodes).
+
+    Raises:
+        IndexError: a dim out of range. RuntimeError: a dim repeated in ``dims``.
+    """
+    _check_inplace_shape(a)
+    shape = a._data.shape
+    axes, form = _squeeze_axes(shape, dim)
+    op = (SqueezeBackward3, SqueezeBackward4, SqueezeBackward5)[form]
+    return _inplace_shape(a, op, (axes, shape))
 
 
 @register
@@ -1297,5 +1406,7 @@ TENSOR_METHODS: dict = {
     ).split()
 }
 TENSOR_METHODS["moveaxis"] = movedim
+TENSOR_METHODS.update(t_=t_, transpose_=transpose_, swapdims_=transpose_, swapaxes_=transpose_, squeeze_=squeeze_,
+                      unsqueeze_=unsqueeze_)
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {"pad": pad}  # dyngrad.nn.functional.<name>

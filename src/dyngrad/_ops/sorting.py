@@ -225,10 +225,80 @@ def median(a: Tensor, dim=None, keepdim: bool = False):
     return _run(MedianBackward1, "median", a, (axis, keepdim))
 
 
+def _first_of_equivalent(n: int) -> int:
+    """Which index libstdc++'s ``std::nth_element(first, first, last)`` leaves first among n equivalent elements.
+
+    torch's CPU nanmedian(dim) runs nth_element over the slice's indices; in an all-NaN slice every
+    element compares equivalent and the median position is 0, so the index it reports (and where the
+    gradient goes) is whatever the introselect's partitions leave there (4 NaNs -> index 2). This
+    replays those steps: median-of-three moves the middle element first (no element is less than
+    another), the unguarded partition swaps the ends inward, and the left part is kept until at most
+    three elements remain, which the final insertion sort leaves in place. (Each round halves the
+    range, so introselect's depth limit, 2 log2 n rounds, is never reached.) Checked against torch
+    for n = 1..39.
+    """
+    idx = list(range(n))
+    last = n
+    while last > 3:
+        mid = last // 2
+        idx[0], idx[mid] = idx[mid], idx[0]
+        lo, hi = 1, last
+        while True:
+            hi -= 1
+            if not lo < hi:
+                break
+            idx[lo], idx[hi] = idx[hi], idx[lo]
+            lo += 1
+        last = lo  # the cut is past position 0, so the left part is kept
+    return idx[0] if n else 0
+
+
+@register
+class NanmedianBackward1(_Selecting):
+    """nanmedian(input, dim, keepdim) -> (values, indices): the lower median of each slice's non-NaN values.
+
+    Among equal values the lowest index is taken (torch breaks ties by index); an all-NaN slice gives
+    NaN at the index torch's nth_element leaves first (``_first_of_equivalent``). Gradient
+    (derivatives.yaml: value_selecting_reduction_backward): the incoming gradient put back at the
+    indices.
+    """
+
+    keepdim_param = 1
+
+    @staticmethod
+    def forward(a, axis, keepdim, shape):
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=xp.int64)
+        if a.dtype.kind != "f" or a.size == 0:
+            return _pick_sorted(a, axis, (a.shape[axis] - 1) // 2, keepdim)
+        n = a.shape[axis]
+        nan = xp.isnan(a)
+        count = n - nan.sum(axis=axis, keepdims=True)  # non-NaN values per slice
+        order = _stable_order(a, axis, False)  # NaN sorts last
+        position = xp.maximum(count - 1, 0) // 2
+        idx = xp.take_along_axis(order, position, axis=axis)
+        if (count == 0).any():
+            idx = xp.where(count == 0, _first_of_equivalent(n), idx)
+        values = xp.take_along_axis(a, idx, axis=axis)
+        if not keepdim:
+            idx, values = idx.squeeze(axis), values.squeeze(axis)
+        return values, idx.astype(xp.int64)
+
+
 def nanmedian(a: Tensor, dim=None, keepdim: bool = False):
+    """nanmedian(input) -> the median of the non-NaN elements; nanmedian(input, dim, keepdim) ->
+    (values, indices) per slice (NanmedianBackward1).
+
+    Raises:
+        IndexError: a dim out of range, or a reduced dim of size 0 (torch's median() text).
+    """
     if dim is None:
         return apply(NanmedianBackward0, (a,))
-    raise NotImplementedError("nanmedian(input, dim) is not implemented yet")
+    d = a._data
+    axis = _wrap_dim(dim, d.ndim)
+    if d.ndim and d.shape[axis] == 0:
+        raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    return _run(NanmedianBackward1, "nanmedian", a, (axis, keepdim))
 
 
 @register

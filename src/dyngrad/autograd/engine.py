@@ -331,13 +331,13 @@ def _unshared(grad: Tensor, _refs=sys.getrefcount) -> bool:
 
     References to the tensor: the engine's list of incoming gradients, accumulate_grad's
     argument, this function's argument and getrefcount's own; to the array: the tensor's
-    attribute and getrefcount's. A view (``base``), a read-only array (``broadcast_to``) or a
+    attribute, the local ``data`` and getrefcount's. A view (``base``), a read-only array (``broadcast_to``) or a
     gradient also sent elsewhere (AddBackward0 passes one array on to both inputs) is copied.
     """
     data = grad._data
     return (
         _refs(grad) <= 4
-        and _refs(data) <= 2
+        and _refs(data) <= 3
         and data.base is None
         and data.flags.writeable
         and data.flags.c_contiguous

@@ -129,7 +129,7 @@ def _raise_modified(node, value, version) -> None:
     where = ""
     if producer is not None:
         # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
-        where = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
+        where = f", which is output {nr} of {_short_name(producer.name())},"
     message = (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} [{', '.join(str(n) for n in data.shape)}]]{where} is at version "
@@ -158,7 +158,12 @@ def _origin_line(node, value) -> str:
     return "\n" + text[0].upper() + text[1:] + "."
 
 
-_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+_BACKWARD_SUFFIX = re.compile(r"Backward(\d*)$")
+
+
+def _short_name(name: str) -> str:
+    """torch's short node name in messages: "Backward0" dropped, other numbers kept (SumBackward1 -> Sum1)."""
+    return _BACKWARD_SUFFIX.sub(lambda m: "" if m.group(1) in ("", "0") else m.group(1), name)
 
 
 class AccumulateGrad(Node):
