@@ -41,16 +41,46 @@ def sum_to_axes(broadcast_shape: tuple, shape: tuple) -> tuple:
     """The axes to sum (keeping dims) to bring ``broadcast_shape`` back to ``shape``; the leading
     axes it added are then dropped by a reshape. Shared by the array and the Tensor reductions."""
     lead = len(broadcast_shape) - len(shape)
-    return tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and broadcast_shape[i + lead] != 1
-    )
+    axes = list(range(lead))
+    for i, n in enumerate(shape):
+        if n == 1 and broadcast_shape[i + lead] != 1:
+            axes.append(i + lead)
+    return tuple(axes)
+
+
+_add_reduce = np.add.reduce
 
 
 def sum_to_shape(array: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum a broadcast array down to ``shape`` (the inverse of broadcasting)."""
     axes = sum_to_axes(array.shape, shape)
-    out = array.sum(axis=axes, keepdims=True) if axes else array
-    return out.reshape(shape) if array.ndim != len(shape) else out
+    lead = array.ndim - len(shape)
+    if not axes:
+        return array.reshape(shape) if lead else array
+    if len(axes) == lead:  # only added leading dims (a bias row): sum them away, no reshape
+        return _add_reduce(array, axis=axes)
+    out = _add_reduce(array, axis=axes, keepdims=True)
+    return out.reshape(shape) if lead else out
+
+
+def broadcast_to(array: np.ndarray, shape: tuple) -> np.ndarray:
+    """``np.broadcast_to`` (a read-only view with zero strides) at a third of its cost for a
+    C-contiguous array, which is what gradients flowing back through a reduction are."""
+    n, k = len(shape), array.ndim
+    if type(array) is np.ndarray and k <= n and array.flags.c_contiguous:
+        strides = [0] * (n - k)
+        for size, stride, want in zip(array.shape, array.strides, shape[n - k :]):
+            if size == want:
+                strides.append(stride)
+            elif size == 1:
+                strides.append(0)
+            else:
+                break
+        else:
+            view = np.ndarray(shape, array.dtype, array, 0, tuple(strides))
+            view.flags.writeable = False
+            return view
+    return np.broadcast_to(array, shape)
 
 
 def index_add(target: np.ndarray, index, values: np.ndarray) -> None:

@@ -19,7 +19,7 @@ import math
 import operator
 import warnings
 
-from .._backend import along_axis_key, sum_to_axes, xp
+from .._backend import along_axis_key, broadcast_to, sum_to_axes, xp
 from .._tensor import Tensor, _wrap_dim, wrap
 from .registry import Op, apply, apply_multi, register
 
@@ -71,7 +71,7 @@ class SumBackward0(Op):
         return (g.expand(self._params[1]),)
 
     def backward_arrays(self, g):
-        return (wrap(xp.broadcast_to(g, self._params[1])),)
+        return (wrap(broadcast_to(g, self._params[1])),)
 
 
 @register
@@ -88,7 +88,7 @@ class SumBackward1(Op):
 
     def backward_arrays(self, g):
         axes, keepdim, _, shape = self._params
-        return (wrap(xp.broadcast_to(g if keepdim else xp.expand_dims(g, axes), shape)),)
+        return (wrap(broadcast_to(g if keepdim else xp.expand_dims(g, axes), shape)),)
 
 
 def _sum_dtype(a: Tensor, dtype):
@@ -137,7 +137,7 @@ class MeanBackward0(Op):
 
     def backward_arrays(self, g):
         shape = self._params[0]
-        return (wrap(xp.broadcast_to(g / _numel(shape), shape)),)
+        return (wrap(broadcast_to(g / _numel(shape), shape)),)
 
 
 @register
@@ -161,7 +161,7 @@ class MeanBackward1(Op):
     def backward_arrays(self, g):
         axes, keepdim, shape = self._params
         n = _numel(tuple(shape[ax] for ax in axes))
-        return (wrap(xp.broadcast_to((g if keepdim else xp.expand_dims(g, axes)) / n, shape)),)
+        return (wrap(broadcast_to((g if keepdim else xp.expand_dims(g, axes)) / n, shape)),)
 
 
 def _check_float_for_mean(a: Tensor, name: str = "mean") -> None:

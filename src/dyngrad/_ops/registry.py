@@ -186,9 +186,7 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         saved = inputs
         needs = op.save_needs
         if needs is not None and needed < len(inputs):  # keep only what the wanted gradients read
-            keep = {j for i, (fn, _) in enumerate(edges) if fn is not None for j in needs[i]}
-            saved = tuple(t if j in keep else None for j, t in enumerate(inputs))
-            versions = [v if j in keep else None for j, v in enumerate(versions)]
+            saved, versions = _saved_for_needs(op, inputs, edges, versions)
         if op.save_result:
             node._saved = saved + (SavedResult(out, result._vc),)
             versions.append(0)
@@ -203,6 +201,33 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         node._versions = None
         node._packed = True
     return result
+
+
+_KEEP: dict = {}  # (op, which inputs need a gradient) -> which inputs to save
+
+
+def _saved_for_needs(op, inputs, edges, versions):
+    """The inputs (and their versions) that the gradients of the inputs needing one read (op.save_needs).
+
+    Runs on every recorded op with some input not requiring grad (``x @ W`` with data ``x``):
+    the choice is cached per op and pattern, and two inputs get a path without loops.
+    """
+    if len(edges) == 2:
+        key = (op, edges[0][0] is not None, edges[1][0] is not None)
+    else:
+        key = (op,) + tuple([fn is not None for fn, _ in edges])
+    keep = _KEEP.get(key)
+    if keep is None:
+        wanted = {j for i, want in enumerate(key[1:]) if want for j in op.save_needs[i]}
+        keep = _KEEP[key] = tuple([j in wanted for j in range(len(edges))])
+    if len(keep) == 2:
+        k0, k1 = keep
+        a, b = inputs
+        return (a if k0 else None, b if k1 else None), [versions[0] if k0 else None, versions[1] if k1 else None]
+    return (
+        tuple([t if k else None for t, k in zip(inputs, keep)]),
+        [v if k else None for v, k in zip(versions, keep)],
+    )
 
 
 def _with_tangent(op, inputs, params, arrays, out) -> Tensor:
