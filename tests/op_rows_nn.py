@@ -517,3 +517,37 @@ ROWS: list[OpInfo] = [
            params=lambda d, s: {"reduction": d.draw(st.sampled_from(["none", "mean", "sum", "batchmean"])),
                                 "log_target": d.draw(st.booleans())}),
 ]
+
+
+# ----------------------------------------------------------------- fused LSTM layer (src/dyngrad/_ops/rnn.py)
+
+
+@st.composite
+def _lstm_layer_shapes(draw):
+    steps, batch, n_in, hidden = (draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 3)),
+                                  draw(st.integers(1, 3)))
+    g = 4 * hidden
+    return ((steps, batch, n_in), (g, n_in), (g, hidden), (g,), (g,), (batch, hidden), (batch, hidden))
+
+
+def _lstm_layer(lib, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, pick):
+    """torch.mkldnn_rnn_layer (float32 only, as torch's oneDNN kernel: float64 raises in both libraries)."""
+    if lib.__name__ == "dyngrad":
+        from dyngrad._ops.rnn import mkldnn_rnn_layer as layer
+    else:
+        layer = lib.mkldnn_rnn_layer
+    # torch's kernel misreads non-contiguous arguments (nn.LSTM always passes contiguous ones)
+    args = [t.contiguous() for t in (x, w_ih, w_hh, b_ih, b_hh, h, c)]
+    out, hy, cy, _ = layer(*args, reverse, [], 2, h.shape[1], 1, True, False, False, True)
+    if pick == "all":  # the gradient flows into all three outputs at once
+        return lib.cat([out.flatten(), hy.flatten(), cy.flatten()])
+    return {"output": out, "hy": hy, "cy": cy}[pick]
+
+
+ROWS.append(
+    OpInfo("mkldnn_rnn_layer", _lstm_layer, _lstm_layer_shapes(), covers=("MkldnnRnnLayerBackward0", "CatBackward0",
+                                                                          "ViewBackward0", "CloneBackward0"),
+           params=lambda d, s: {"reverse": d.draw(st.booleans()),
+                                "pick": d.draw(st.sampled_from(["output", "hy", "cy", "all"]))},
+           gradcheck=False)  # float64 raises, as in torch: tests/test_nn.py checks the kernel in float64
+)

@@ -15,7 +15,7 @@ import torch
 import dyngrad
 import dyngrad.nn as dnn
 import dyngrad.nn.functional as F
-from conftest import assert_same_tensor
+from conftest import assert_same_tensor, same_error
 
 tnn = torch.nn
 
@@ -351,6 +351,157 @@ def test_transformer_encoder_parity(kw):
     assert_same_tensor(dx.grad, tx.grad)
     for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
         assert_same_tensor(dp.grad, tp.grad, what=n)
+
+
+LSTM_FUSED = [
+    ("plain", dict(), (5, 2, 3), False),
+    ("hx-2layer-batchfirst", dict(num_layers=2, batch_first=True), (2, 5, 3), True),
+    ("bidirectional-2layer-hx", dict(num_layers=2, bidirectional=True), (4, 2, 3), True),
+    ("unbatched-nobias", dict(bias=False), (5, 3), True),
+    ("dropout-eval", dict(num_layers=2, dropout=0.5), (3, 2, 3), False),
+]
+
+
+def _names(t):
+    fn = t.grad_fn
+    return type(fn).__name__, [type(n).__name__ for n, _ in fn.next_functions]
+
+
+@pytest.mark.parametrize("name,kw,shape,with_hx", LSTM_FUSED, ids=[r[0] for r in LSTM_FUSED])
+def test_lstm_fused_float32_matches_torch(name, kw, shape, with_hx):
+    """float32 nn.LSTM runs one MkldnnRnnLayerBackward0 per layer and direction, as torch's oneDNN path:
+    same values, grad_fn names, first- and second-order gradients."""
+    torch.manual_seed(0)
+    tm, dm = tnn.LSTM(3, 4, **kw), dnn.LSTM(3, 4, **kw)
+    _copy_weights(tm, dm)
+    if "dropout" in kw:
+        tm.eval(), dm.eval()
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape).astype(np.float32)
+    tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
+    targs, dargs = [tx], [dx]
+    if with_hx:
+        layers = tm.num_layers * (2 if tm.bidirectional else 1)
+        batch = shape[0] if tm.batch_first else shape[1]
+        hshape = (layers, batch, 4) if len(shape) == 3 else (layers, 4)
+        hs = [rng.standard_normal(hshape).astype(np.float32) for _ in range(2)]
+        th = [torch.tensor(h, requires_grad=True) for h in hs]
+        dh = [dyngrad.tensor(h, requires_grad=True) for h in hs]
+        targs.append(tuple(th))
+        dargs.append(tuple(dh))
+    tout, (thn, tcn) = tm(*targs)
+    dout, (dhn, dcn) = dm(*dargs)
+    for d, t, what in ((dout, tout, "output"), (dhn, thn, "h_n"), (dcn, tcn, "c_n")):
+        assert_same_tensor(d, t, what=what)
+        assert _names(d) == _names(t), what
+    tins = [tx, *(th if with_hx else []), *tm.parameters()]
+    dins = [dx, *(dh if with_hx else []), *dm.parameters()]
+    gs = [rng.standard_normal(tuple(t.shape)).astype(np.float32) for t in (tout, thn, tcn)]
+    tg = torch.autograd.grad([tout, thn, tcn], tins, [torch.tensor(g) for g in gs], create_graph=True)
+    dg = dyngrad.autograd.grad([dout, dhn, dcn], dins, [dyngrad.tensor(g) for g in gs], create_graph=True)
+    for i, (d, t) in enumerate(zip(dg, tg)):
+        assert_same_tensor(d, t, what=f"grad {i}")
+    vs = [rng.standard_normal(tuple(t.shape)).astype(np.float32) for t in tg]
+    tgg = torch.autograd.grad(sum((g * torch.tensor(v)).sum() for g, v in zip(tg, vs)), tins)
+    dgg = dyngrad.autograd.grad(sum((g * dyngrad.tensor(v)).sum() for g, v in zip(dg, vs)), dins)
+    for i, (d, t) in enumerate(zip(dgg, tgg)):
+        assert_same_tensor(d, t, what=f"second-order grad {i}")
+    # a plain backward: backpropagation through time on arrays
+    tout, (thn, tcn) = tm(*targs)
+    dout, (dhn, dcn) = dm(*dargs)
+    torch.autograd.backward([tout, thn, tcn], [torch.tensor(g) for g in gs])
+    dyngrad.autograd.backward([dout, dhn, dcn], [dyngrad.tensor(g) for g in gs])
+    for i, (d, t) in enumerate(zip(dins, tins)):
+        assert_same_tensor(d.grad, t.grad, what=f"plain backward grad {i}")
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_kernel_float64_matches_torch_cells(reverse):
+    """The fused kernel itself in float64 (nn.LSTM uses it for float32 only, as torch does) against
+    torch's LSTMCell run step by step: values and gradients to float64 precision, both backward paths."""
+    from dyngrad._ops.rnn import lstm_layer
+
+    rng = np.random.default_rng(8)
+    steps, batch, n_in, hidden = 6, 3, 5, 4
+    arrays = [rng.standard_normal(s) for s in ((steps, batch, n_in), (4 * hidden, n_in), (4 * hidden, hidden),
+                                               (4 * hidden,), (4 * hidden,), (batch, hidden), (batch, hidden))]
+    t_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    x, w_ih, w_hh, b_ih, b_hh, h, c = t_in
+    outs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        h, c = torch.lstm_cell(x[t], (h, c), w_ih, w_hh, b_ih, b_hh)
+        outs[t] = h
+    t_outs = (torch.stack(outs), h, c)
+    gs = [rng.standard_normal(tuple(t.shape)) for t in t_outs]
+    t_g = torch.autograd.grad(t_outs, t_in, [torch.tensor(g) for g in gs], create_graph=True)
+    vs = [rng.standard_normal(a.shape) for a in arrays]
+    t_gg = torch.autograd.grad(sum((g * torch.tensor(v)).sum() for g, v in zip(t_g, vs)), t_in)
+    for create_graph in (False, True):
+        d_in = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
+        d_outs = lstm_layer(*d_in, reverse=reverse)
+        assert type(d_outs[0].grad_fn).__name__ == "MkldnnRnnLayerBackward0"
+        for d, t in zip(d_outs, t_outs):
+            assert_same_tensor(d, t)
+        d_g = dyngrad.autograd.grad(d_outs, d_in, [dyngrad.tensor(g) for g in gs], create_graph=create_graph)
+        for i, (d, t) in enumerate(zip(d_g, t_g)):
+            assert_same_tensor(d, t, what=f"grad {i} (create_graph={create_graph})")
+        if create_graph:
+            d_gg = dyngrad.autograd.grad(sum((g * dyngrad.tensor(v)).sum() for g, v in zip(d_g, vs)), d_in)
+            for i, (d, t) in enumerate(zip(d_gg, t_gg)):
+                assert_same_tensor(d, t, what=f"second-order grad {i}")
+
+
+def test_lstm_fused_graph_rules():
+    """retain_graph, a second backward through a freed graph, an in-place change to a saved weight, one tensor
+    given as both hx and cx, and no_grad: as torch. Graphs kept alive keep their own buffers (Note [Buffer reuse])."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    x2 = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    torch.manual_seed(0)
+    tm, dm = tnn.LSTM(3, 4), dnn.LSTM(3, 4)
+    _copy_weights(tm, dm)
+    for lib, m in ((torch, tm), (dyngrad, dm)):
+        out_a = m(lib.tensor(x))[0]
+        out_b = m(lib.tensor(x2))[0]  # a second graph alive at the same time
+        out_a.sum().backward(retain_graph=True)
+        out_b.pow(2).sum().backward()
+        out_a.sum().backward()
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=n)
+
+    def freed(lib, m):
+        out = m(lib.tensor(x))[0].sum()
+        out.backward()
+        out.backward()
+
+    def modified(lib, m):
+        out = m(lib.tensor(x))[0].sum()
+        with lib.no_grad():
+            m.weight_hh_l0.mul_(2)
+        out.backward()
+
+    def shared_state(lib, m):
+        s = lib.ones(1, 2, 4, requires_grad=True)
+        out, (h, c) = m(lib.tensor(x), (s, s))
+        (out.sum() + c.sum()).backward()
+        return s.grad
+
+    same_error(lambda: freed(dyngrad, dm), lambda: freed(torch, tm))
+    # fresh modules: the in-place error names the weight's version (1 after initialisation in both)
+    same_error(lambda: modified(dyngrad, dnn.LSTM(3, 4)), lambda: modified(torch, tnn.LSTM(3, 4)))
+    assert_same_tensor(shared_state(dyngrad, dm), shared_state(torch, tm))
+
+    def forward_ad(lib, m):  # torch's fused layer has no forward-mode formula
+        with lib.autograd.forward_ad.dual_level():
+            m(lib.autograd.forward_ad.make_dual(lib.tensor(x), lib.ones(4, 2, 3)))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's own deprecation notices from its forward-AD internals
+        same_error(lambda: forward_ad(dyngrad, dm), lambda: forward_ad(torch, tm))
+    with dyngrad.no_grad():
+        out, (h, c) = dm(dyngrad.tensor(x))
+    assert out.grad_fn is None and not out.requires_grad
+    assert_same_tensor(out, tm(torch.tensor(x))[0].detach())
 
 
 def test_rnn_default_init_and_errors():

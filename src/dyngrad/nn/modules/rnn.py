@@ -1,11 +1,15 @@
-"""Recurrent layers (torch.nn.RNN, LSTM, GRU and their cells), written as a loop over time of
-linear maps and pointwise gates, so autograd differentiates them like any other graph.
+"""Recurrent layers (torch.nn.RNN, LSTM, GRU and their cells).
 
 Parameter names, shapes, gate order (LSTM: input, forget, cell, output; GRU: reset, update, new)
 and the equations are torch's (see the torch.nn.LSTM / GRU docs); initialisation is torch's,
-U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) for every weight and bias. The outputs' values and
-gradients match torch; their ``grad_fn`` names differ (torch runs a fused kernel: its LSTM output
-shows ``TransposeBackward0``/``StackBackward0``, dyngrad's the last op of the loop).
+U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) for every weight and bias.
+
+The graph is torch's CPU graph. A float32 LSTM runs each layer and direction as one fused node,
+``MkldnnRnnLayerBackward0`` (src/dyngrad/_ops/rnn.py: the time loop and backpropagation through
+time on arrays), as torch's oneDNN kernel does; h_n and c_n stack the layers' final states
+(``StackBackward0``), a bidirectional layer concatenates its directions (``CatBackward0``). Every
+other case (float64, GRU, RNN, the cells) is a loop over time of linear maps and pointwise gates,
+as torch's native path, so its output shows ``StackBackward0`` over the per-step ops.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import math
 
 from ... import _creation
+from ..._backend import xp
+from ..._ops.rnn import lstm_layer
 from ..._ops.shape import cat, stack
 from .. import functional as F
 from .. import init
@@ -139,6 +145,9 @@ class RNNBase(Module):
             zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype)
             hx = (zeros, zeros) if is_lstm else zeros
         cell = _CELLS[self.mode]
+        # torch runs float32 LSTMs through its fused oneDNN layer kernel (one MkldnnRnnLayerBackward0
+        # node per layer and direction) and every other case step by step; dyngrad does the same
+        fused = is_lstm and input._data.dtype == xp.float32 and input._data.size != 0
         layer_input = input
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -147,6 +156,12 @@ class RNNBase(Module):
                 idx = layer * num_directions + direction
                 state = (hx[0][idx], hx[1][idx]) if is_lstm else hx[idx]
                 w = self._weights(layer, direction)
+                if fused:
+                    out, hy, cy = lstm_layer(layer_input, *w, *state, reverse=direction == 1)
+                    outputs.append(out)
+                    h_n.append(hy)
+                    c_n.append(cy)
+                    continue
                 steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
                 out = [None] * seq_len
                 for t in steps:
