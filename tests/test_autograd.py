@@ -489,25 +489,3 @@ def test_modified_saved_tensor_error_names_the_producer_as_torch(make) -> None:
         z.sum().backward()
 
     both(program)
-
-
-@pytest.mark.parametrize("negative", [False, True])
-def test_many_repeated_rows_accumulate_as_torch(negative) -> None:
-    # large enough for the sorted-rows path of _backend.index_add (the op table's shapes are small)
-    rng = np.random.default_rng(0)
-    idx = rng.integers(0, 300, 900) - (300 if negative else 0)
-    table = rng.standard_normal((300, 40)).astype(np.float32)
-    g = rng.standard_normal((900, 40)).astype(np.float32)
-    grads = []
-    for lib in (dyngrad, torch):
-        x = lib.tensor(table, requires_grad=True)
-        w = lib.tensor(table, requires_grad=True)
-        i = lib.tensor(idx)
-        (x[i] * lib.tensor(g)).sum().backward()
-        if not negative:
-            (lib.nn.functional.embedding(i, w) * lib.tensor(g)).sum().backward()
-        grads.append((x.grad, w.grad))
-    (dx, dw), (tx, tw) = grads
-    assert_same_tensor(dx, tx, tol=dict(rtol=1e-5, atol=1e-5))
-    if not negative:
-        assert_same_tensor(dw, tw, tol=dict(rtol=1e-5, atol=1e-5))
