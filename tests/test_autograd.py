@@ -489,3 +489,88 @@ def test_modified_saved_tensor_error_names_the_producer_as_torch(make) -> None:
         z.sum().backward()
 
     both(program)
+
+
+def _retain_then_in_place(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)  # y's history moves to the new node, and so does its retained gradient
+    z = x * 1
+    z.retain_grad()
+    z[0:1].mul_(5)  # through a view: z becomes CopySlices
+    w = x * 2
+    v = w[1:]
+    v.retain_grad()
+    w.add_(1)  # the view's history is re-derived from its base
+    (y.sum() + z.sum() + (v * v).sum()).backward()
+    return [y.grad, z.grad, v.grad, x.grad]
+
+
+def test_retain_grad_follows_in_place_ops() -> None:
+    both(_retain_then_in_place)
+
+
+@pytest.mark.parametrize("first", ["relu_", "sigmoid_", "tanh_", "exp_"])
+@pytest.mark.parametrize("second", ["mul_", "add_"])
+def test_in_place_after_an_in_place_that_saved_its_result(first, second) -> None:
+    # relu_ and co. save their output, which is the tensor itself: changing it again is an error
+    def program(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 2
+        getattr(y, first)()
+        getattr(y, second)(3)
+        y.sum().backward()
+        return x.grad
+
+    both(program)
+
+
+def test_in_place_that_saves_its_result_then_used_as_torch() -> None:
+    def program(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.exp_()
+        y.retain_grad()
+        (y * y).sum().backward()
+        return [y.grad, x.grad]
+
+    both(program)
+
+
+@pytest.mark.parametrize("convert", ["double", "int", "half"])
+def test_hook_that_changes_the_dtype_is_refused(convert) -> None:
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+
+        def bad(g):
+            return getattr(g, convert)()
+
+        x.register_hook(bad)
+        (x * 2).sum().backward()
+
+    both(program)
+
+
+def test_saved_value_attributes_exist_where_torchs_do() -> None:
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        ys = [x.sum() + x.mean(), x.exp(), x * x, x.sin(), x.tanh(), x * 2, x**2, x / (x + 1)]
+        return [[hasattr(y.grad_fn, a) for a in ("_saved_self", "_saved_other", "_saved_result")] for y in ys]
+
+    both(program)
+
+
+def test_grad_made_with_create_graph_is_a_copy_as_torch() -> None:
+    def program(lib):
+        x = lib.tensor([2.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (x**3).backward(create_graph=True)
+            first = [x.grad.clone(), type(x.grad.grad_fn).__name__]
+            (x**3).backward(create_graph=True)
+        second = type(x.grad.grad_fn).__name__
+        x.grad.backward()  # accumulates into x.grad in place: its grad_fn stays
+        return first + [second, x.grad.detach(), type(x.grad.grad_fn).__name__]
+
+    both(program)

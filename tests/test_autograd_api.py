@@ -476,3 +476,95 @@ def test_post_accumulate_grad_hook_and_hook_errors() -> None:
     both(program)
     both(lambda lib: lib.tensor([1.0]).register_hook(lambda g: g))
     both(lambda lib: (_x(lib) * 2).register_post_accumulate_grad_hook(lambda t: None))
+
+
+def _custom_function_cases(lib):
+    class Pair(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, n):
+            return x * n, n  # a non-tensor output: its gradient argument is None
+
+        @staticmethod
+        def backward(ctx, g, g_n):
+            assert g_n is None
+            return g * 2, None
+
+    class View(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Inc(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    return Pair, View, Inc
+
+
+@pytest.mark.parametrize("case", ["non_tensor_output", "view_modified", "dirty_leaf", "dirty_non_leaf"])
+def test_custom_function_edge_cases_as_torch(case) -> None:
+    def program(lib):
+        Pair, View, Inc = _custom_function_cases(lib)
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        if case == "non_tensor_output":
+            y, n = Pair.apply(x, 2)
+            y.sum().backward()
+            return [x.grad, n]
+        if case == "view_modified":
+            v = View.apply(x * 1)
+            v.mul_(2)
+            return v
+        if case == "dirty_leaf":
+            return Inc.apply(x)
+        z = Inc.apply(x * 1)
+        z.sum().backward()
+        return [z, x.grad]
+
+    both(program)
+
+
+def test_instantiating_a_function_warns_and_calling_it_fails_as_torch() -> None:
+    def program(lib):
+        class Legacy(lib.autograd.Function):
+            def forward(self, x):
+                return x * 2
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = Legacy()
+        message = str(caught[0].message).replace("dyngrad", "torch")
+        try:
+            f(lib.ones(1))
+        except RuntimeError as e:
+            return [caught[0].category.__name__, message.split("> ", 1)[1], str(e)]
+
+    both(program)
+
+
+def test_anomaly_warning_text_as_torch() -> None:
+    def program(lib):
+        x = lib.tensor([-1.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly():
+                y = x.sqrt()
+                try:
+                    y.backward()
+                except RuntimeError as e:
+                    error = str(e)
+        text = str(caught[-1].message)
+        head, _, tail = text.partition("\n")
+        return [error, head, tail.rsplit("\n", 1)[-1]]  # the trace's frames differ; its first and last lines do not
+
+    both(program)

@@ -143,3 +143,46 @@ def test_atomic_write(tmp_path, monkeypatch):
     assert path.read_bytes() == before  # the old checkpoint is untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.pt"]  # no temporary file left behind
     assert load(path) == {"v": 1}
+
+
+@pytest.mark.parametrize("value", [3.0, 5, True, [[1.5]], []])
+def test_roundtrip_keeps_shape_and_dtype_as_torch(value) -> None:
+    import torch
+
+    for lib in (dyngrad, torch):
+        buf = io.BytesIO()
+        lib.save(lib.tensor(value), buf)
+        buf.seek(0)
+        out = lib.load(buf)
+        if lib is dyngrad:
+            ours = out
+        else:
+            theirs = out
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert repr(ours.dtype) == repr(theirs.dtype)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_adam_resumes_from_a_saved_state_dict_as_torch() -> None:
+    # Adam keeps its step count as a 0-d tensor: it must come back 0-d for the next step
+    import torch
+
+    results = []
+    for lib in (dyngrad, torch):
+        lib.manual_seed(0)
+        w = lib.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+        x = lib.tensor([[1.0, 2.0], [3.0, -1.0]])
+        opt = lib.optim.Adam([w], lr=0.1)
+        (x @ w).pow(2).sum().backward()
+        opt.step()
+        buf = io.BytesIO()
+        lib.save({"opt": opt.state_dict(), "w": w.detach().clone()}, buf)
+        buf.seek(0)
+        ckpt = lib.load(buf)
+        w2 = ckpt["w"].clone().requires_grad_(True)
+        opt2 = lib.optim.Adam([w2], lr=0.1)
+        opt2.load_state_dict(ckpt["opt"])
+        (x @ w2).pow(2).sum().backward()
+        opt2.step()
+        results.append(w2.detach().numpy().copy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)

@@ -1832,3 +1832,17 @@ def test_in_place_operators_with_foreign_operands(op) -> None:
 def test_named_ops_with_foreign_operands(name) -> None:
     check(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0]), "a"))
     check(lambda lib: getattr(lib.tensor([1.0, 2.0]), name)(None))
+
+
+# ------------------------------------------------------------------------------------------------ module surface
+def test_constants_and_cuda_queries_as_torch() -> None:
+    check(lambda lib: [lib.cuda.is_available(), lib.cuda.device_count(), lib.pi, lib.e, lib.inf, -lib.inf, lib.nan])
+
+
+def test_utils_checkpoint_is_reachable_without_its_own_import() -> None:
+    import subprocess
+    import sys
+
+    code = "import dyngrad; print(dyngrad.utils.checkpoint.checkpoint.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "checkpoint"

@@ -22,7 +22,8 @@ def _seed_graph():
 
 def test_show_seed_example(capsys) -> None:
     x, _, z = _seed_graph()
-    text = viz.show(z, names={"x": x})
+    assert viz.show(z, names={"x": x}) is None  # it prints (an interactive session shows it once)
+    text = viz.tree(z, names={"x": x})
     assert text == (
         "[1] SumBackward0 -> float32[]\n"
         " └─ [2] MulBackward0 -> float32[2]  saved: other 3\n"
@@ -36,7 +37,7 @@ def test_show_shared_subgraph_released_buffers_and_unnamed_leaf(capsys) -> None:
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     a = (w * x).exp()
     b = (a + a.sin()).sum()
-    assert viz.show(b, names={"x": x, "w": w}) == (
+    assert viz.tree(b, names={"x": x, "w": w}) == (
         "[1] SumBackward0 -> float32[]\n"
         " └─ [2] AddBackward0 -> float32[2]\n"
         "     ├─ [3] ExpBackward0 -> float32[2]  saved: result float32[2] 8 B\n"
@@ -47,7 +48,7 @@ def test_show_shared_subgraph_released_buffers_and_unnamed_leaf(capsys) -> None:
         "         └─ (ExpBackward0, see [3])"
     )
     b.backward()
-    assert viz.show(b) == (
+    assert viz.tree(b) == (
         "[1] SumBackward0 -> float32[]\n"
         " └─ [2] AddBackward0 -> float32[2]\n"
         "     ├─ [3] ExpBackward0 -> float32[2]  saved: released\n"

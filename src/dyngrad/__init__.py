@@ -108,7 +108,8 @@ from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd  # noqa: E402
 from . import linalg, nn, viz  # noqa: E402
-from . import optim, utils  # noqa: E402
+from . import cuda, optim, utils  # noqa: E402
+from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
 
 _tensor_methods.install()
@@ -117,6 +118,9 @@ for _family in _tensor_methods.FAMILIES:  # each op family may add top-level fun
 del _family
 
 __version__ = "0.1.0"
+
+# torch's constants (torch.pi, torch.e, torch.inf, torch.nan)
+from math import e, inf, nan, pi  # noqa: E402
 
 multiply = mul
 subtract = sub

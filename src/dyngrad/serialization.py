@@ -89,7 +89,8 @@ class _Encoder:
         key = id(t)
         if key not in self.memo:
             self.memo[key] = len(self.arrays)
-            self.arrays.append(xp.ascontiguousarray(t._data))
+            data = t._data  # (np.ascontiguousarray would make a 0-d array 1-d)
+            self.arrays.append(data if data.flags.c_contiguous else data.copy())
         out = {"$tensor": self.memo[key], "requires_grad": t._requires_grad}
         if isinstance(t, Parameter):
             out["parameter"] = True

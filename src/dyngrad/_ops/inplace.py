@@ -9,13 +9,15 @@ require grad (and views of them) refuse in-place ops in grad mode.
 
 from __future__ import annotations
 
+import weakref
+
 from .._backend import xp
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.forward_ad import _register as _fw_register
 from ..autograd.grad_mode import _state
-from ..autograd.graph import new_node
+from ..autograd.graph import SavedResult, new_node
 from .registry import Op, apply, edge, register
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -35,6 +37,14 @@ _NO_GRAD_VIEW = (
 
 def _check_inplace_allowed(t: Tensor) -> None:
     """torch's refusals of an in-place op in grad mode (the view checks come first, as in torch)."""
+    if t.__dict__.get("_custom_fn_view") and t._requires_grad and t._grad_fn is not None:
+        name = type(t._grad_fn).__name__.removesuffix("Backward")
+        raise RuntimeError(
+            f"Output {t._output_nr} of {name} is a view and is being modified inplace. This view was created inside a "
+            "custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace "
+            "would override the custom backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom Function."
+        )
     if t._base is not None:
         if getattr(t, "_no_grad_view", False):
             raise RuntimeError(_NO_GRAD_VIEW)
@@ -124,10 +134,10 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
             result = compute(old, *args)
             _write(t, result._data)
             _take_tangent(t, result)
-            t._grad_fn = result._grad_fn
+            _rebase(t, result._grad_fn, result._output_nr)
             t._requires_grad = result._requires_grad
-            t._output_nr = result._output_nr
             t._vc[0] += 1
+            _adopt_saved_result(t, result)
             if "_views" in t.__dict__:
                 _refresh_views(t, None)
             return t
@@ -142,6 +152,31 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
         _take_tangent(t, result)
     t._vc[0] += 1
     return t
+
+
+def _rebase(t: Tensor, grad_fn, output_nr: int) -> None:
+    """Give ``t`` a new history; a retain_grad() follows it, as in torch (the retained gradient is
+    the one of the tensor's current value, not of the value the in-place op overwrote)."""
+    if t._retains_grad and t._grad_fn is not None and t._grad_fn._retained:
+        t._grad_fn._retained.pop(t._output_nr, None)
+        if grad_fn is not None:
+            if grad_fn._retained is None:
+                grad_fn._retained = {}
+            grad_fn._retained[output_nr] = weakref.ref(t)
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+
+
+def _adopt_saved_result(t: Tensor, result: Tensor) -> None:
+    """An op that saves its own output (relu_, exp_, sigmoid_ ...) saved ``result``, whose values now
+    live in ``t``: the saved value takes ``t``'s version counter at its new version, so a later
+    in-place change to ``t`` raises torch's error at backward ("output 0 of Relu, is at version 2")."""
+    node = result._grad_fn
+    saved = node._saved if node is not None else None
+    if not saved or type(saved[-1]) is not SavedResult or saved[-1]._vc is not result._vc or node._versions is None:
+        return
+    node._saved = saved[:-1] + (SavedResult(saved[-1]._data, t._vc),)
+    node._versions = list(node._versions[:-1]) + [t._vc[0]]
 
 
 def _take_tangent(t: Tensor, result: Tensor) -> None:
@@ -367,15 +402,13 @@ def _inplace_on_view(t: Tensor, compute, args) -> Tensor:
         node.next_functions = (edge(old_base),) + tuple(fn.next_functions[1:])
         node._params = (positions, base._data.shape, fn)
         node._meta = ((base._data.shape, base._data.dtype),)
-        base._grad_fn = node
+        _rebase(base, node, 0)
         base._requires_grad = True
-        base._output_nr = 0
     t._vc[0] += 1
     if base._requires_grad:
         # the view is now the new base's elements at ``positions``
-        t._grad_fn = apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn
+        _rebase(t, apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn, 0)
         t._requires_grad = True
-        t._output_nr = 0
         _refresh_views(base, t)
     return t
 
@@ -394,7 +427,6 @@ def _refresh_views(base: Tensor, skip) -> None:
         if u is skip or u.__dict__.get("_multi_view") or u.__dict__.get("_no_grad_view"):
             continue
         positions = view_positions(base._data, u._data)
-        u._grad_fn = apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn
+        _rebase(u, apply(AsStridedBackward0, (base,), (positions, base._data.shape))._grad_fn, 0)
         u._requires_grad = True
-        u._output_nr = 0
     base._views = live

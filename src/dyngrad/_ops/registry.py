@@ -72,17 +72,24 @@ class Op(Node):
     def forward(*args):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    # --- torch's names for the saved values (``y.grad_fn._saved_self`` ...) ---
+    # --- torch's names for the saved values (``y.grad_fn._saved_self`` ...); a node that saves no
+    # such value has no such attribute, as in torch (so hasattr() answers as torch's does) ---
     @property
     def _saved_self(self):
+        if not self.save_inputs:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_self'")
         return self.saved()[0]
 
     @property
     def _saved_other(self):
+        if not self.save_inputs or len(self.next_functions) < 2:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_other'")
         return self.saved()[1]
 
     @property
     def _saved_result(self):
+        if not self.save_result:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_result'")
         return self.saved_result()
 
     # --- helpers for backward ----------------------------------------------

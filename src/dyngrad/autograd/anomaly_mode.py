@@ -130,7 +130,8 @@ def warn_forward_trace(node) -> None:
     if trace is None:
         return
     warnings.warn(
-        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace} "
+        "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)",
         UserWarning,
         stacklevel=2,
     )

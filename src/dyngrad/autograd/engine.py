@@ -310,7 +310,10 @@ def accumulate_grad(
     old = var._grad
     if old is None:
         if create_graph:
-            var._grad = grad
+            # torch stores a copy made with copy_ (clone_obey_contract): x.grad's grad_fn is CopyBackwards
+            from .._ops.inplace import copy_
+
+            var._grad = copy_(wrap(xp.empty_like(var._data)), grad)
         elif may_steal and _unshared(grad):
             var._grad = grad  # as torch's AccumulateGrad: no copy of a gradient nobody else holds
         else:
@@ -320,7 +323,7 @@ def accumulate_grad(
         var._grad = old + grad
     else:
         # In place, as torch does: the .grad object stays the same tensor.
-        if old._data.flags.writeable and old._grad_fn is None:
+        if old._data.flags.writeable:  # (also when .grad has a graph from create_graph: its grad_fn stays)
             xp.add(old._data, grad._data, out=old._data, casting="unsafe")
             old._vc[0] += 1
         else:
@@ -379,5 +382,10 @@ def _check_hook_result(hook, old: Tensor, new) -> None:
     name = getattr(hook, "__name__", type(hook).__name__)
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Tensor, but hook returned '{type(new).__name__}'")
+    if new._data.dtype != old._data.dtype:
+        from .._dtype import scalar_type_name
+
+        was, got = scalar_type_name(old._data.dtype), scalar_type_name(new._data.dtype)
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was torch.{was}Tensor got torch.{got}Tensor)")
     if new._data.shape != old._data.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")

@@ -14,6 +14,7 @@ output, see Note [No reference cycles] in graph.py) and rebuilt on unpack.
 from __future__ import annotations
 
 import functools
+import warnings
 
 from .._tensor import Tensor, wrap
 from .grad_mode import _state
@@ -68,6 +69,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """Base of the ``<Name>Backward`` node classes made for each custom Function."""
 
     _forward_cls = None
+    _output_is_tensor = None  # set when forward returned non-tensor outputs as well
     _to_save = ()
     _dirty = ()
     _non_differentiable = ()
@@ -79,6 +81,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def backward(self, *grads):
         fn = self._forward_cls
+        slots = self._output_is_tensor
+        if slots is not None:  # forward returned non-tensors too: their "gradients" are None, as in torch
+            it = iter(grads)
+            grads = tuple(next(it) if is_tensor else None for is_tensor in slots)
         result = fn.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -153,6 +159,22 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     vjp = backward
 
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you should "
+            "invoke them on the class itself. Instantiating an autograd function will raise an error in a future "
+            "version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
+            "function with static forward method. (Example: https://pytorch.org/docs/stable/autograd.html#torch."
+            "autograd.Function)"
+        )
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._ops.registry import edge
@@ -188,6 +210,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         inputs = {id(a) for a in args if isinstance(a, Tensor)}
         results = []
         metas = []
+        if not all(isinstance(o, Tensor) for o in outs):
+            node._output_is_tensor = tuple(isinstance(o, Tensor) for o in outs)
         for o in outs:
             if not isinstance(o, Tensor):
                 results.append(o)
@@ -198,13 +222,18 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                 results.append(o)
                 continue
             if id(o) in dirty:
+                if o._requires_grad and o._grad_fn is None:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
                 o._vc[0] += 1  # it was modified in place by forward
                 t = o
             elif id(o) in inputs:
                 t = wrap(o._data)  # an input returned as is becomes a new tensor of this node (a view)
                 t._vc = o._vc
+                t._custom_fn_view = True
             else:
                 t = o
+                if t._base is not None:  # a view made inside forward: in-place on it is refused (see inplace.py)
+                    t._custom_fn_view = True
             t._grad_fn = node
             t._requires_grad = True
             t._output_nr = len(metas) - 1

@@ -1,6 +1,6 @@
 """See the graph: inspection tools for dyngrad's autograd graphs.
 
-- ``show(z, names={"x": x})``: the grad_fn graph as an indented text tree.
+- ``show(z, names={"x": x})``: prints the grad_fn graph as an indented text tree (``tree`` returns it).
 - ``to_dot(z, names)`` / ``draw(z, names)``: the same graph as Graphviz DOT text, or a
   drawable object (SVG/PNG with the ``graphviz`` package and the ``dot`` program).
 - ``record_backward()``: a context manager recording each step of a backward pass.
@@ -16,11 +16,12 @@ from .diagnose import GraphGrowthWarning, GrowthMonitor, graph_memory, why_no_gr
 from .dot import Graph, draw, to_dot
 from .origins import track_origins
 from .steps import BackwardRecord, record_backward
-from .text import show
+from .text import show, tree
 
 __all__ = [
     "track_origins",
     "show",
+    "tree",
     "to_dot",
     "draw",
     "Graph",

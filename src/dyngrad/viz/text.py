@@ -20,8 +20,16 @@ def _line(number: int, info) -> str:
     return text
 
 
-def show(root, names: dict | None = None, file=None) -> str:
-    """Print the grad_fn graph behind ``root`` (a tensor or a node) as a tree, and return the text.
+def show(root, names: dict | None = None, file=None) -> None:
+    """Print the grad_fn graph behind ``root`` (a tensor or a node) as a tree (see ``tree``).
+
+    Returns None, so that an interactive session shows the tree once; ``tree`` returns the text.
+    """
+    print(tree(root, names), file=file if file is not None else sys.stdout)
+
+
+def tree(root, names: dict | None = None) -> str:
+    """The grad_fn graph behind ``root`` (a tensor or a node) as an indented text tree.
 
     Each node is numbered on first sight; a node reached again (a shared subgraph) is shown
     as ``(see [n])`` instead of being printed twice. ``names`` maps a label to a leaf tensor
@@ -31,7 +39,7 @@ def show(root, names: dict | None = None, file=None) -> str:
 
         >>> import dyngrad as torch
         >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
-        >>> _ = torch.viz.show((x * 3).sum(), names={"x": x})
+        >>> torch.viz.show((x * 3).sum(), names={"x": x})
         [1] SumBackward0 -> float32[]
          └─ [2] MulBackward0 -> float32[2]  saved: other 3
              └─ [3] AccumulateGrad -> x float32[2]
@@ -53,6 +61,4 @@ def show(root, names: dict | None = None, file=None) -> str:
         for i in reversed(range(len(children))):
             last = i == len(children) - 1
             stack.append((children[i], prefix + ("    " if last else " │  "), prefix + (" └─ " if last else " ├─ ")))
-    text = "\n".join(lines)
-    print(text, file=file if file is not None else sys.stdout)
-    return text
+    return "\n".join(lines)
