@@ -1196,6 +1196,29 @@ def test_device_repr_and_equality():
     check(lambda T: len({T.device("cpu"), T.device("cpu"), T.device("cpu:0")}))
 
 
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda T: T.device("cuda"),
+        lambda T: T.device("cuda:1"),
+        lambda T: T.device("cuda", 0) == T.device("cuda:0"),
+        lambda T: str(T.device("mps")),
+        lambda T: T.device("foo"),
+        lambda T: T.ones(2, device="cuda"),
+        lambda T: T.tensor([1.0], device=T.device("cuda")),
+        lambda T: T.zeros_like(T.ones(2), device="cuda"),
+        lambda T: T.ones(2).to("cuda"),
+        lambda T: T.ones(2).to(T.device("cuda:0")),
+        lambda T: T.ones(2).to("mps"),
+        lambda T: T.ones(2).cuda(),
+        lambda T: T.ones(2).is_cuda,
+    ],
+)
+def test_other_devices_can_be_named_but_not_used(program):
+    # a CPU-only build of torch: devices are plain values, placing a tensor on one raises
+    check(program)
+
+
 # ----------------------------------------------------------------------------- item / tolist / numpy
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_item_tolist_types(dtype):

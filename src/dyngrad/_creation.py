@@ -301,9 +301,9 @@ def _finish(arr, requires_grad: bool) -> Tensor:
 
 def _check_device(device) -> None:
     if device is not None:
-        from ._tensor import device as _device
+        from ._tensor import require_cpu
 
-        _device(device)
+        require_cpu(device)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -488,31 +488,32 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 
 # ------------------------------------------------------------------ *_like
-def _like(t: Tensor, dtype):
+def _like(t: Tensor, dtype, device=None):
+    _check_device(device)
     return t._data.shape, (t._data.dtype if dtype is None else _dtype.to_numpy(dtype))
 
 
 def zeros_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(xp.zeros(shape, dtype=npd), requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(xp.ones(shape, dtype=npd), requires_grad)
 
 
 def empty_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(xp.empty(shape, dtype=npd), requires_grad)
 
 
 def full_like(t: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(_full_array(shape, _scalar(fill_value), npd), requires_grad)
 
 
@@ -613,13 +614,13 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
 
 def rand_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(_uniform(generator(), shape, npd), requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(_normal(generator(), shape, npd), requires_grad)
 
 
@@ -627,7 +628,7 @@ def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device
                  memory_format=None) -> Tensor:
     if high is None:
         low, high = 0, low
-    shape, npd = _like(t, dtype)
+    shape, npd = _like(t, dtype, device)
     return _finish(_integers(generator(), low, high, shape, npd), requires_grad)
 
 

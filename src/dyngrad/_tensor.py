@@ -84,27 +84,40 @@ def _tp_name(obj) -> str:
 _new_size = tuple.__new__  # Size from a NumPy shape, skipping the checks in Size.__new__
 
 
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+    "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+
+
 class device:
-    """A device; dyngrad computes on the CPU only, so any other device type is refused."""
+    """A device, as torch.device: any of torch's device types can be named, but dyngrad computes on
+    the CPU only, so placing a tensor anywhere else raises torch's own error (``require_cpu``)."""
 
     __slots__ = ("type", "index")
 
     def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002 - torch's name
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int):
+            type, index = "cuda", type  # torch.device(0) is the first CUDA device
         elif isinstance(type, str) and ":" in type:
             type, _, idx = type.partition(":")
             index = int(idx)
-        if type != "cpu":
-            raise RuntimeError(f"dyngrad runs on the CPU only; got device '{type}'")
-        self.type = "cpu"
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}"
+            )
+        self.type = type
         self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu" if self.index is None else f"cpu:{self.index}"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, device):
@@ -116,6 +129,18 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type, self.index))
+
+
+def require_cpu(where) -> None:
+    """Raise torch's error (a CPU-only build's) when ``where`` (a device or its name) is not the CPU."""
+    d = where if isinstance(where, device) else device(where)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type == "mps":
+        raise RuntimeError("PyTorch is not linked with support for mps devices")
+    raise RuntimeError(f"dyngrad runs on the CPU only; got device '{d}'")
 
 
 CPU = device()

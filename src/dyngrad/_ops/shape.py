@@ -499,9 +499,9 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
         elif isinstance(arg, bool):
             continue
     if device is not None:
-        from .._tensor import device as _device
+        from .._tensor import require_cpu
 
-        _device(device)  # raises for anything but the CPU
+        require_cpu(device)  # torch's error for anything but the CPU
     npd = a._data.dtype if target is None else to_numpy(target)
     if npd == a._data.dtype and not copy:
         return a
