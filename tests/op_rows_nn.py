@@ -551,3 +551,16 @@ ROWS.append(
                                 "pick": d.draw(st.sampled_from(["output", "hy", "cy", "all"]))},
            gradcheck=False)  # float64 raises, as in torch: tests/test_nn.py checks the kernel in float64
 )
+
+
+def _glu_params(data, shapes):
+    shape = shapes[0]
+    even = [d for d, n in enumerate(shape) if n % 2 == 0]
+    d = data.draw(st.sampled_from(even))
+    return {"dim": data.draw(st.sampled_from([d, d - len(shape)]))}
+
+
+ROWS.append(
+    OpInfo("glu", lambda lib, x, dim: F(lib).glu(x, dim), one_shape(min_dims=0, max_dims=3).map(lambda s: (s[0] + (2,),)),
+           covers=("GluBackward0",), params=_glu_params)
+)

@@ -15,7 +15,7 @@ import torch
 import dyngrad
 import dyngrad.nn as dnn
 import dyngrad.nn.functional as F
-from conftest import assert_same_tensor, same_error
+from conftest import assert_same_tensor, both, same_error
 
 tnn = torch.nn
 
@@ -58,6 +58,8 @@ LAYERS = [
     ("LogSigmoid", lambda nn: nn.LogSigmoid(), [(3, 4)]),
     ("Softsign", lambda nn: nn.Softsign(), [(3, 4)]),
     ("Tanhshrink", lambda nn: nn.Tanhshrink(), [(3, 4)]),
+    ("GLU", lambda nn: nn.GLU(), [(3, 4)]),
+    ("GLU-dim0", lambda nn: nn.GLU(0), [(4, 3)]),
     ("Dropout-eval", lambda nn: nn.Dropout(0.3).eval(), [(3, 4)]),
     ("Conv1d", lambda nn: nn.Conv1d(2, 4, 3, stride=2, padding=1), [(2, 2, 9)]),
     ("Conv1d-groups", lambda nn: nn.Conv1d(4, 6, 2, groups=2, dilation=2, bias=False), [(1, 4, 8)]),
@@ -1070,3 +1072,541 @@ def test_deepcopy_module_and_none_child():
     tm.register_module("x", None)
     dm.register_module("x", None)
     assert repr(dm) == repr(tm) and list(dm.named_children()) == []
+
+
+# ------------------------------------------------------------------ issue 5: loss dtypes (target dtype checks,
+# torch's promotion of float inputs with integer targets)
+
+
+def _loss_case(fn, x, t, x_dtype="float32", t_dtype="int64", **kw):
+    """A program for ``both``: F.<fn>(x, t, **kw) on tensors of the given dtypes; returns the loss and, for a
+    float input, its gradient (so the gradient's dtype is compared too)."""
+
+    def program(lib):
+        xd = getattr(lib, x_dtype)
+        xt = lib.tensor(x, dtype=xd, requires_grad=xd.is_floating_point)
+        tt = lib.tensor(t, dtype=getattr(lib, t_dtype))
+        kws = {k: (lib.tensor(v[0], dtype=getattr(lib, v[1])) if isinstance(v, tuple) else v) for k, v in kw.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loss = getattr(lib.nn.functional, fn)(xt, tt, **kws)
+        if not xt.requires_grad:
+            return loss.detach()
+        (g,) = lib.autograd.grad(loss.sum(), xt)
+        return loss.detach(), g
+
+    return program
+
+
+_P, _T01 = [0.2, 0.8, 0.6], [0, 1, 1]
+_X, _C = [[0.2, -0.8, 0.1], [0.3, 0.1, -0.5]], [1, 2]
+LOSS_DTYPE_CASES = {
+    **{f"{fn}-{td}": _loss_case(fn, _P, _T01, t_dtype=td)
+       for fn in ("mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss", "binary_cross_entropy",
+                  "binary_cross_entropy_with_logits", "kl_div")
+       for td in ("int64", "int32", "uint8", "bool", "float64")},
+    **{f"{fn}-x64-t32": _loss_case(fn, _P, _P, x_dtype="float64", t_dtype="float32")
+       for fn in ("mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                  "binary_cross_entropy_with_logits")},
+    **{f"{fn}-int-input-{td}": _loss_case(fn, _T01, _P if td[0] == "f" else _T01, x_dtype="int64", t_dtype=td)
+       for fn in ("mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                  "binary_cross_entropy_with_logits")
+       for td in ("int64", "float32", "float64")},
+    "mse-bcast-int": _loss_case("mse_loss", _P, [1]),
+    "huber-weight-int": _loss_case("huber_loss", _P, _T01, weight=([1.0, 2.0, 3.0], "float32")),
+    "smooth_l1-beta0-int": _loss_case("smooth_l1_loss", _P, _T01, beta=0.0),
+    "bce-range-and-dtype": _loss_case("binary_cross_entropy", [2.0, 0.5, 0.5], _T01),
+    "bce-weight-int": _loss_case("binary_cross_entropy", _P, _P, weight=([1, 2, 3], "int64")),
+    "bcel-posweight-int-target": _loss_case("binary_cross_entropy_with_logits", _P, _T01,
+                                            pos_weight=([1.0, 2.0, 3.0], "float32")),
+    "bcel-weight-int-target": _loss_case("binary_cross_entropy_with_logits", _P, _T01,
+                                         weight=([1.0, 2.0, 3.0], "float32")),
+    "bcel-f64-posweight-f32": _loss_case("binary_cross_entropy_with_logits", _P, _P, x_dtype="float64",
+                                         t_dtype="float64", pos_weight=([1.0, 2.0, 3.0], "float32")),
+    "bcel-posweight-int": _loss_case("binary_cross_entropy_with_logits", _P, _P, pos_weight=([1, 2, 3], "int64")),
+    **{f"{fn}-{td}": _loss_case(fn, _X, _C, t_dtype=td)
+       for fn in ("nll_loss", "cross_entropy")
+       for td in ("int64", "int32", "int16", "int8", "uint8", "bool", "float32", "float64")},
+    **{f"{fn}-1d-{td}": _loss_case(fn, _X[0], 1, t_dtype=td)
+       for fn in ("nll_loss", "cross_entropy") for td in ("int32", "float32", "uint8")},
+    **{f"{fn}-4d-{td}": _loss_case(fn, np.ones((2, 3, 2, 2)).tolist(), np.zeros((2, 2, 2), int).tolist(), t_dtype=td)
+       for fn in ("nll_loss", "cross_entropy") for td in ("int32", "float32")},
+    "nll-3d-int32-badshape": _loss_case("nll_loss", np.ones((2, 3, 2)).tolist(), np.zeros((2, 3), int).tolist(),
+                                        t_dtype="int32"),
+    "nll-oob-int32": _loss_case("nll_loss", _X, [5, 1], t_dtype="int32"),
+    "nll-oob-uint8": _loss_case("nll_loss", _X, [5, 1], t_dtype="uint8"),
+    "nll-ignore-uint8": _loss_case("nll_loss", _X, [5, 1], t_dtype="uint8", ignore_index=5),
+    "nll-batch-and-dtype": _loss_case("nll_loss", _X, [1.0, 2.0, 0.0], t_dtype="float32"),
+    "nll-int-input": _loss_case("nll_loss", [[1, 2, 3], [4, 5, 6]], _C, x_dtype="int64"),
+    "nll-int-input-4d": _loss_case("nll_loss", np.ones((2, 3, 2, 2), int).tolist(),
+                                   np.zeros((2, 2, 2), int).tolist(), x_dtype="int64"),
+    "nll-int-input-int32": _loss_case("nll_loss", [[1, 2, 3], [4, 5, 6]], _C, x_dtype="int64", t_dtype="int32"),
+    "ce-int-input": _loss_case("cross_entropy", [[1, 2, 3], [4, 5, 6]], _C, x_dtype="int64"),
+    **{f"{fn}-weight-{wd}": _loss_case(fn, _X, _C, weight=([1, 2, 3], wd))
+       for fn in ("nll_loss", "cross_entropy") for wd in ("int64", "float64")},
+    "nll-4d-weight-int": _loss_case("nll_loss", np.ones((2, 3, 2, 2)).tolist(), np.zeros((2, 2, 2), int).tolist(),
+                                    weight=([1, 2, 3], "int64")),
+    "nll-weight-badsize-int": _loss_case("nll_loss", _X, _C, weight=([1, 2], "int64")),
+    "nll-int-input-weight-int": _loss_case("nll_loss", [[1, 2, 3], [4, 5, 6]], _C, x_dtype="int64",
+                                           weight=([1, 2, 3], "int64")),
+    "ce-smoothing-int32": _loss_case("cross_entropy", _X, _C, t_dtype="int32", label_smoothing=0.1),
+    "ce-smoothing-uint8": _loss_case("cross_entropy", _X, _C, t_dtype="uint8", label_smoothing=0.1),
+    "ce-smoothing-weight-int": _loss_case("cross_entropy", _X, _C, weight=([1, 2, 3], "int64"), label_smoothing=0.1),
+    "ce-smoothing-x64-weight-f32": _loss_case("cross_entropy", _X, _C, x_dtype="float64",
+                                              weight=([1, 2, 3], "float32"), label_smoothing=0.1),
+    "ce-probs-int": _loss_case("cross_entropy", _X, [[0, 1, 0], [1, 0, 0]]),
+    "ce-probs-weight-int": _loss_case("cross_entropy", _X, _X, t_dtype="float32", weight=([1, 2, 3], "int64")),
+    "ce-0d-int": _loss_case("cross_entropy", 1.0, 1, t_dtype="int32"),
+    "ce-0d-float": _loss_case("cross_entropy", 1.0, 1.0, t_dtype="float32"),
+}
+
+
+@pytest.mark.parametrize("name", list(LOSS_DTYPE_CASES))
+def test_loss_target_dtypes_match_torch(name):
+    both(LOSS_DTYPE_CASES[name])
+
+
+def _huber_backward(x_dtype, t_dtype, which):
+    def program(lib):
+        x = lib.tensor([0.2, 0.8], dtype=getattr(lib, x_dtype), requires_grad=which in ("x", "both"))
+        t = lib.tensor([0, 1], dtype=getattr(lib, t_dtype), requires_grad=which in ("t", "both"))
+        lib.nn.functional.huber_loss(x, t).backward()
+        return [v.grad for v in (x, t) if v.requires_grad]
+
+    return program
+
+
+@pytest.mark.parametrize("x_dtype,t_dtype,which", [
+    ("float32", "int64", "x"), ("float32", "float64", "x"), ("float32", "float64", "t"),
+    ("float64", "float32", "both"), ("float32", "float32", "both"),
+])
+def test_huber_backward_needs_one_dtype_as_torch(x_dtype, t_dtype, which):
+    both(_huber_backward(x_dtype, t_dtype, which))
+
+
+# ------------------------------------------------------------------ issue 5: recurrent layers' argument checks
+
+
+def _rnn_call(cls, args, kwargs, x_shape, hx_shapes=None, x_dtype="float32", hx_dtype="float32"):
+    def program(lib):
+        m = getattr(lib.nn, cls)(*args, **kwargs)
+        with lib.no_grad():  # the same weights in both libraries
+            for p in m.parameters():
+                p.copy_(lib.tensor(np.sin(np.arange(p.numel()) + 1.0).reshape(tuple(p.shape)) * 0.5))
+        x = lib.ones(x_shape, dtype=getattr(lib, x_dtype))
+        if hx_shapes is None:
+            return m(x)
+        hs = [lib.zeros(s, dtype=getattr(lib, hx_dtype)) for s in hx_shapes]
+        return m(x, hs[0] if len(hs) == 1 else tuple(hs))
+
+    return program
+
+
+RNN_ERROR_CASES = {}
+for _cls in ("RNN", "LSTM", "GRU"):
+    _h1 = [(1, 2, 4), (1, 2, 4)] if _cls == "LSTM" else [(1, 2, 4)]
+    RNN_ERROR_CASES.update({
+        f"{_cls}-input-size": _rnn_call(_cls, (3, 4), {}, (5, 3, 4)),
+        f"{_cls}-input-size-unbatched": _rnn_call(_cls, (3, 4), {}, (5, 4)),
+        f"{_cls}-input-size-batch-first": _rnn_call(_cls, (3, 4), {"batch_first": True}, (5, 3, 4)),
+        f"{_cls}-4d": _rnn_call(_cls, (3, 4), {}, (5, 3, 4, 1)),
+        f"{_cls}-1d": _rnn_call(_cls, (3, 4), {}, (5,)),
+        f"{_cls}-input-f64": _rnn_call(_cls, (3, 4), {}, (5, 2, 3), x_dtype="float64"),
+        f"{_cls}-input-int": _rnn_call(_cls, (3, 4), {}, (5, 2, 3), x_dtype="int64"),
+        f"{_cls}-empty-sequence": _rnn_call(_cls, (3, 4), {}, (0, 2, 3)),
+        f"{_cls}-empty-sequence-batch-first": _rnn_call(_cls, (3, 4), {"batch_first": True}, (2, 0, 3)),
+        f"{_cls}-hx-batch": _rnn_call(_cls, (3, 4), {}, (5, 2, 3), [(1, 3, 4)] * len(_h1)),
+        f"{_cls}-hx-layers": _rnn_call(_cls, (3, 4), {"num_layers": 2, "bidirectional": True}, (5, 2, 3), _h1),
+        f"{_cls}-hx-unbatched-3d": _rnn_call(_cls, (3, 4), {}, (5, 3), _h1),
+        f"{_cls}-hx-unbatched-size": _rnn_call(_cls, (3, 4), {}, (5, 3), [(2, 4)] * len(_h1)),
+        f"{_cls}-hx-batched-2d": _rnn_call(_cls, (3, 4), {}, (5, 2, 3), [(2, 4)] * len(_h1)),
+        f"{_cls}-hx-and-input-size": _rnn_call(_cls, (3, 4), {}, (5, 2, 4), [(1, 3, 4)] * len(_h1)),
+        f"{_cls}-hx-dtype": _rnn_call(_cls, (3, 4), {}, (5, 2, 3), _h1, hx_dtype="float64"),
+        f"{_cls}-unbatched-batch-first-ok": _rnn_call(_cls, (3, 4), {"batch_first": True}, (5, 3),
+                                                      [(1, 4)] * len(_h1)),
+    })
+RNN_ERROR_CASES.update({
+    "LSTM-cx-size": _rnn_call("LSTM", (3, 4), {}, (5, 2, 3), [(1, 2, 4), (2, 2, 4)]),
+    "LSTM-hx-one-tensor": _rnn_call("LSTM", (3, 4), {}, (5, 2, 3), [(1, 2, 4)]),
+    "LSTM-hx-int": _rnn_call("LSTM", (3, 4), {}, (5, 2, 3), [(1, 2, 4)] * 2, hx_dtype="int64"),
+    "RNN-hx-tuple": _rnn_call("RNN", (3, 4), {}, (5, 2, 3), [(1, 2, 4)] * 2),
+})
+for _cls in ("RNNCell", "LSTMCell", "GRUCell"):
+    _n = 2 if _cls == "LSTMCell" else 1
+    RNN_ERROR_CASES.update({
+        f"{_cls}-input-size": _rnn_call(_cls, (3, 4), {}, (2, 4)),
+        f"{_cls}-input-size-1d": _rnn_call(_cls, (3, 4), {}, (4,)),
+        f"{_cls}-3d": _rnn_call(_cls, (3, 4), {}, (2, 3, 1)),
+        f"{_cls}-hx-batch": _rnn_call(_cls, (3, 4), {}, (2, 3), [(3, 4)] * _n),
+        f"{_cls}-hx-size": _rnn_call(_cls, (3, 4), {}, (2, 3), [(2, 5)] * _n),
+        f"{_cls}-hx-1d-for-2d": _rnn_call(_cls, (3, 4), {}, (2, 3), [(4,)] * _n),
+        f"{_cls}-hx-2d-for-1d": _rnn_call(_cls, (3, 4), {}, (3,), [(1, 4)] * _n),
+        f"{_cls}-hx-3d": _rnn_call(_cls, (3, 4), {}, (2, 3), [(2, 4, 1)] * _n),
+        f"{_cls}-input-f64": _rnn_call(_cls, (3, 4), {}, (2, 3), x_dtype="float64"),
+    })
+RNN_ERROR_CASES["LSTMCell-cx-size"] = _rnn_call("LSTMCell", (3, 4), {}, (2, 3), [(2, 4), (2, 5)])
+
+
+@pytest.mark.parametrize("name", list(RNN_ERROR_CASES))
+def test_rnn_argument_errors_match_torch(name):
+    both(RNN_ERROR_CASES[name])
+
+
+# ------------------------------------------------------------------ issue 5: batch norm's checks
+
+
+def _bn_module(cls, n, x_shape, mode, **kw):
+    def program(lib):
+        m = getattr(lib.nn, cls)(n, **kw)
+        if mode == "eval":
+            m.eval()
+        x = lib.tensor(np.arange(np.prod(x_shape), dtype=np.float32).reshape(x_shape), requires_grad=True)
+        out = m(x)
+        (g,) = lib.autograd.grad(out.sin().sum(), x)
+        buffers = [b.clone() for b in m.buffers()]
+        return out.detach(), g, buffers
+
+    return program
+
+
+def _bn_functional(x_shape, rm, rv, w=None, b=None, training=True, x_dtype="float32"):
+    def program(lib):
+        def t(spec):
+            if spec is None:
+                return None
+            shape, dtype = spec if isinstance(spec, tuple) and isinstance(spec[0], tuple) else (spec, "float32")
+            return lib.ones(shape, dtype=getattr(lib, dtype))
+        x = lib.tensor(np.arange(np.prod(x_shape)).reshape(x_shape) % 5, dtype=getattr(lib, x_dtype))
+        return lib.nn.functional.batch_norm(x, t(rm), t(rv), t(w), t(b), training=training)
+
+    return program
+
+
+BN_CASES = {
+    f"{cls}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}-{mode}-{shape}": _bn_module(cls, 3, shape, mode, **kw)
+    for cls, shapes in (("BatchNorm1d", ((2, 4), (3, 3), (2, 3, 2))), ("BatchNorm2d", ((2, 4, 2, 2), (2, 3, 2, 2))))
+    for shape in shapes
+    for kw in ({}, {"affine": False}, {"track_running_stats": False},
+               {"affine": False, "track_running_stats": False}, {"momentum": None})
+    for mode in ("train", "eval")
+}
+BN_CASES.update({
+    "F-all-sizes-wrong": _bn_functional((2, 4, 2, 2), (3,), (3,), (3,), (3,)),
+    "F-running-var-wrong": _bn_functional((2, 4), (4,), (3,), (3,)),
+    "F-bias-wrong-no-stats": _bn_functional((2, 4), None, None, None, (3,)),
+    "F-eval-no-mean": _bn_functional((2, 4), None, (4,), training=False),
+    "F-eval-no-var": _bn_functional((2, 4), (4,), None, training=False),
+    "F-train-mean-only": _bn_functional((2, 4), (4,), None),
+    "F-one-value": _bn_functional((1, 4), (3,), (4,)),
+    "F-int-input": _bn_functional((2, 4), (4,), (4,), x_dtype="int64"),
+    "F-int-input-bad-size": _bn_functional((2, 4), (3,), (4,), x_dtype="int64"),
+    "F-f64-input-f32-stats": _bn_functional((2, 4), (4,), (4,), x_dtype="float64"),
+    "F-f32-input-f64-weight": _bn_functional((2, 4), None, None, ((4,), "float64")),
+    "F-f64-input-f64-stats": _bn_functional((2, 4), ((4,), "float64"), ((4,), "float64"), x_dtype="float64"),
+    "F-half-input-f32-stats": _bn_functional((2, 4), (4,), (4,), x_dtype="float16"),
+    "F-2d-running-var": _bn_functional((2, 4), (4,), (2, 2)),
+    "F-2d-weight": _bn_functional((2, 4), (4,), (4,), (2, 2), (2, 2)),
+})
+
+
+@pytest.mark.parametrize("name", list(BN_CASES))
+def test_batch_norm_checks_match_torch(name):
+    both(BN_CASES[name])
+
+
+# ------------------------------------------------------------------ issue 5: modules and devices (torch's CPU build)
+
+MODULE_DEVICE_CASES = {
+    "cuda": lambda lib: lib.nn.Linear(2, 3).cuda(),
+    "cuda-index": lambda lib: lib.nn.Linear(2, 3).cuda(0),
+    "cuda-string": lambda lib: lib.nn.Linear(2, 3).cuda("cuda:0"),
+    "cuda-cpu-string": lambda lib: lib.nn.Linear(2, 3).cuda("cpu"),
+    "cuda-buffers-only": lambda lib: lib.nn.BatchNorm1d(2, affine=False).cuda(),
+    "cuda-no-tensors": lambda lib: lib.nn.ReLU().cuda(),
+    "cuda-index-no-tensors": lambda lib: lib.nn.ReLU().cuda(0),
+    "cpu": lambda lib: lib.nn.Linear(2, 3).cpu(),
+    "to-cuda": lambda lib: lib.nn.Linear(2, 3).to("cuda"),
+    "to-cuda-index": lambda lib: lib.nn.Linear(2, 3).to("cuda:1"),
+    "to-cuda-kw": lambda lib: lib.nn.Linear(2, 3).to(device="cuda"),
+    "to-cuda-dtype": lambda lib: lib.nn.Linear(2, 3).to("cuda", lib.float64),
+    "to-cuda-kw-dtype": lambda lib: lib.nn.Linear(2, 3).to(dtype=lib.float64, device="cuda"),
+    "to-cuda-int-dtype": lambda lib: lib.nn.Linear(2, 3).to("cuda", lib.int64),
+    "to-cuda-no-tensors": lambda lib: lib.nn.ReLU().to("cuda"),
+    "to-int": lambda lib: lib.nn.Linear(2, 3).to(0),
+    "to-unknown-device": lambda lib: lib.nn.ReLU().to("foo"),
+    "to-bad-index": lambda lib: lib.nn.ReLU().to("cuda:x"),
+    "to-mps": lambda lib: lib.nn.Linear(2, 3).to("mps"),
+    "to-xpu": lambda lib: lib.nn.Linear(2, 3).to("xpu"),
+    "xpu": lambda lib: lib.nn.Linear(2, 3).xpu(),
+    "ipu": lambda lib: lib.nn.Linear(2, 3).ipu(),
+    "mtia": lambda lib: lib.nn.Linear(2, 3).mtia(),
+    "to-cpu": lambda lib: lib.nn.Linear(2, 3).to("cpu"),
+    "to-cpu-index-dtype": lambda lib: lib.nn.Linear(2, 3).to("cpu:0", lib.float64).weight.dtype,
+    "to-cpu-device-dtype": lambda lib: lib.nn.Linear(2, 3).to(lib.device("cpu"), dtype=lib.float64).bias.dtype,
+}
+
+
+@pytest.mark.parametrize("name", list(MODULE_DEVICE_CASES))
+def test_module_devices_match_torch_cpu_build(name):
+    def program(lib):
+        out = MODULE_DEVICE_CASES[name](lib)
+        return repr(out)
+
+    both(program)
+
+
+# ------------------------------------------------------------------ issue 5: module backward hooks
+
+
+def _set_weights(lib, m):
+    with lib.no_grad():
+        for p in m.parameters():
+            p.copy_(lib.tensor(np.sin(np.arange(p.numel()) + 1.0).reshape(tuple(p.shape)) * 0.5))
+    return m
+
+
+def _names(*tensors):
+    return tuple(type(t.grad_fn).__name__ if t.grad_fn is not None else None for t in tensors)
+
+
+def _hook_mlp(lib):
+    log = []
+    nn = lib.nn
+    m = _set_weights(lib, nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)))
+    for sub in m:
+        sub.register_full_backward_hook(lambda mod, gi, go: log.append(("hook", type(mod).__name__, gi, go)))
+        sub.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", type(mod).__name__, go)))
+    m.register_full_backward_hook(lambda mod, gi, go: log.append(("hook", type(mod).__name__, gi, go)))
+    x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+    y = m(x)
+    names = _names(y) + tuple(type(n[0]).__name__ for n in y.grad_fn.next_functions)
+    (y * lib.tensor([1.0, -2.0])).sum().backward()
+    return names, log, x.grad, [p.grad for p in m.parameters()]
+
+
+class _TwoInputs:
+    """A module of two tensor inputs (and a float), three outputs (two tensors and an int)."""
+
+    @staticmethod
+    def make(lib):
+        class Two(lib.nn.Module):
+            def forward(self, a, b, scale=2.0):
+                return a * b * scale, a + b, 3
+
+        return Two()
+
+
+def _hook_two(replace, b_requires_grad=True, use_second=True):
+    def program(lib):
+        log = []
+        m = _TwoInputs.make(lib)
+
+        def hook(mod, gi, go):
+            log.append(("hook", gi, go))
+            return (gi[0] * 10, None) if replace else None
+
+        def pre(mod, go):
+            log.append(("pre", go))
+            return (go[0] * 0 + 1, go[1], None) if replace else None
+
+        m.register_full_backward_hook(hook)
+        m.register_full_backward_pre_hook(pre)
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=b_requires_grad)
+        p, q, r = m(a, b)
+        names = _names(p, q) + (p.grad_fn is q.grad_fn, r)
+        loss = p.sum() + 2 * q.sum() if use_second else p.sum()
+        loss.backward()
+        return names, log, a.grad, b.grad
+
+    return program
+
+
+def _hook_unused_output(lib):
+    class M(lib.nn.Module):
+        def forward(self, a, b):
+            return a * 2, b * 3
+
+    log = []
+    m = M()
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((gi, go)))
+    a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+    p, _ = m(a, b)
+    p.sum().backward()
+    return log, a.grad, b.grad
+
+
+def _hook_no_input_grad(lib):
+    log = []
+    m = _set_weights(lib, lib.nn.Linear(3, 2))
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((gi, go)))
+    y = m(lib.tensor([[1.0, 2.0, 3.0]]))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        y.sum().backward()
+    return _names(y), log, m.weight.grad, [str(w.message) for w in rec]
+
+
+def _hook_no_input_grad_returns(lib):
+    m = lib.nn.Linear(3, 2)
+    m.register_full_backward_hook(lambda mod, gi, go: (lib.ones(1, 3),))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m(lib.ones(1, 3)).sum().backward()
+
+
+def _hook_bad_length(pre):
+    def program(lib):
+        m = lib.nn.Linear(2, 2)
+        if pre:
+            m.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+        else:
+            m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
+        m(lib.ones(1, 2, requires_grad=True)).sum().backward()
+
+    return program
+
+
+def _hook_mixed(full_first):
+    def program(lib):
+        m = lib.nn.Linear(2, 2)
+        hook = lambda mod, gi, go: None  # noqa: E731
+        if full_first:
+            m.register_full_backward_hook(hook)
+            m.register_backward_hook(hook)
+        else:
+            m.register_backward_hook(hook)
+            m.register_full_backward_hook(hook)
+
+    return program
+
+
+def _hook_old_style(make, x):
+    def program(lib):
+        log = []
+        m = _set_weights(lib, make(lib.nn))
+        m.register_backward_hook(lambda mod, gi, go: log.append((gi, go)))
+        xt = lib.tensor(x, requires_grad=True)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            y = m(xt * 2)
+        y.sum().backward()
+        return _names(y), log[-1:], xt.grad, [(w.category.__name__, str(w.message)) for w in rec]
+
+    return program
+
+
+def _hook_removed(lib):
+    log = []
+    m = lib.nn.Linear(3, 2)
+    h = m.register_full_backward_hook(lambda mod, gi, go: log.append(1))
+    h.remove()
+    y = m(lib.ones(1, 3, requires_grad=True))
+    y.sum().backward()
+    return _names(y), log
+
+
+def _hook_inplace(where):
+    def program(lib):
+        m = lib.nn.ReLU(inplace=True) if where == "module" else lib.nn.Linear(2, 2)
+        m.register_full_backward_hook(lambda mod, gi, go: None)
+        y = m(lib.ones(1, 2, requires_grad=True) * 1)
+        if where == "output":
+            y += 1
+        return y
+
+    return program
+
+
+def _hook_no_grad(lib):
+    m = lib.nn.Linear(2, 2)
+    m.register_full_backward_hook(lambda mod, gi, go: None)
+    with lib.no_grad():
+        y = m(lib.ones(1, 2, requires_grad=True))
+    return _names(y)
+
+
+def _hook_dict_output(lib):
+    class D(lib.nn.Module):
+        def forward(self, x):
+            return {"a": x * 2}
+
+    m = D()
+    m.register_full_backward_hook(lambda mod, gi, go: None)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        y = m(lib.ones(2, requires_grad=True))["a"]
+    return _names(y), [str(w.message) for w in rec]
+
+
+def _hook_double_backward(lib):
+    log = []
+    m = lib.nn.Tanh()
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((gi, go, _names(*gi))))
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    (g,) = lib.autograd.grad(m(x).sum(), x, create_graph=True)
+    g.sum().backward()
+    return log, x.grad
+
+
+def _state_dict_hooks(lib):
+    out = []
+    m = lib.nn.Sequential(lib.nn.Linear(2, 2))
+    m[0].register_state_dict_pre_hook(lambda mod, prefix, keep_vars: out.append(("pre", prefix, keep_vars)))
+
+    def post(mod, sd, prefix, meta):
+        out.append(("post", prefix, sorted(sd), dict(meta)))
+
+    m[0].register_state_dict_post_hook(post)
+    m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"x": 1})
+    out.append(m.state_dict(prefix="p."))
+    m2 = lib.nn.Linear(2, 2)
+    m2.register_state_dict_post_hook(lambda *a: {})
+    for call in (lambda: m._register_state_dict_hook(post), m2.state_dict):
+        try:
+            call()
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+MODULE_HOOK_CASES = {
+    "mlp-full-and-pre-hooks": _hook_mlp,
+    "two-inputs": _hook_two(False),
+    "two-inputs-hooks-replace-gradients": _hook_two(True),
+    "two-inputs-one-requires-grad": _hook_two(False, b_requires_grad=False, use_second=False),
+    "unused-output": _hook_unused_output,
+    "no-input-requires-grad": _hook_no_input_grad,
+    "no-input-requires-grad-hook-returns": _hook_no_input_grad_returns,
+    "hook-returns-wrong-length": _hook_bad_length(False),
+    "pre-hook-returns-wrong-length": _hook_bad_length(True),
+    "full-then-old-style": _hook_mixed(True),
+    "old-style-then-full": _hook_mixed(False),
+    "old-style-linear": _hook_old_style(lambda nn: nn.Linear(3, 2), [[1.0, 2.0, 3.0]]),
+    "old-style-relu": _hook_old_style(lambda nn: nn.ReLU(), [[1.0, -2.0, 3.0]]),
+    "old-style-sequential": _hook_old_style(lambda nn: nn.Sequential(nn.Linear(3, 2), nn.Tanh()), [[1.0, 2.0, 3.0]]),
+    "removed-hook": _hook_removed,
+    "inplace-module": _hook_inplace("module"),
+    "inplace-on-output": _hook_inplace("output"),
+    "no-grad-mode": _hook_no_grad,
+    "dict-output": _hook_dict_output,
+    "double-backward": _hook_double_backward,
+    "state-dict-hooks": _state_dict_hooks,
+}
+
+
+@pytest.mark.parametrize("name", list(MODULE_HOOK_CASES))
+def test_module_backward_and_state_dict_hooks_match_torch(name):
+    both(MODULE_HOOK_CASES[name])
+
+
+@pytest.mark.parametrize("fn", ["softsign", "tanhshrink", "glu"])
+def test_functional_activations_match_torch(fn):
+    def program(lib):
+        x = lib.tensor([[0.5, -1.0, 2.0, 3.0], [0.0, -0.3, 1.5, -2.5]], requires_grad=True)
+        y = getattr(lib.nn.functional, fn)(x)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        return y, _names(y), g, gg
+
+    both(program)

@@ -1212,6 +1212,14 @@ def test_device_repr_and_equality():
         lambda T: T.ones(2).to("mps"),
         lambda T: T.ones(2).cuda(),
         lambda T: T.ones(2).is_cuda,
+        lambda T: T.device(0),
+        lambda T: T.device("cuda:x"),
+        lambda T: T.device("cpu:-1"),
+        lambda T: T.ones(2).to("xpu"),
+        lambda T: T.ones(2).cuda(0),
+        lambda T: T.ones(2).cuda("cpu"),
+        lambda T: T.ones(2).cuda("cuda:0"),
+        lambda T: [repr(T.channels_last), repr(T.contiguous_format), repr(T.preserve_format)],
     ],
 )
 def test_other_devices_can_be_named_but_not_used(program):

@@ -99,11 +99,13 @@ class device:
     def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002 - torch's name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, int):
-            type, index = "cuda", type  # torch.device(0) is the first CUDA device
+        elif isinstance(type, int):  # an accelerator's index: a CPU-only build has none
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         elif isinstance(type, str) and ":" in type:
-            type, _, idx = type.partition(":")
-            index = int(idx)
+            name, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            type, index = name, int(idx)
         if type not in _DEVICE_TYPES:
             raise RuntimeError(
                 f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}"
@@ -131,13 +133,35 @@ class device:
         return (device, (self.type, self.index))
 
 
+_Device = device  # for methods whose parameter is named ``device``, as torch's
+
+
+class memory_format:
+    """torch's memory formats (``dyngrad.channels_last`` ...): accepted where torch takes one; dyngrad
+    keeps every tensor in NumPy's row-major layout."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
 def require_cpu(where) -> None:
     """Raise torch's error (a CPU-only build's) when ``where`` (a device or its name) is not the CPU."""
     d = where if isinstance(where, device) else device(where)
     if d.type == "cpu":
         return
-    if d.type == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type in ("cuda", "xpu"):
+        raise AssertionError(f"Torch not compiled with {d.type.upper()} enabled")
     if d.type == "mps":
         raise RuntimeError("PyTorch is not linked with support for mps devices")
     raise RuntimeError(f"dyngrad runs on the CPU only; got device '{d}'")
@@ -382,8 +406,12 @@ class Tensor:
             return 0
         return (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // a.itemsize
 
-    def cuda(self, *args, **kwargs):
-        """dyngrad runs on the CPU only; torch's CPU build raises the same error."""
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        """dyngrad runs on the CPU only; torch's CPU build raises the same errors."""
+        if isinstance(device, int):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if device is not None and _Device(device).type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError("Torch not compiled with CUDA enabled")
 
     # ---------------------------------------------------------- conversions

@@ -23,6 +23,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import along_axis_key, generator, index_add, scratch, xp
+from .._dtype import result_type, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import linalg as _linalg
@@ -47,8 +48,7 @@ def _register_once(cls: type) -> type:
 
 
 def _type_name(a) -> str:
-    from .._dtype import scalar_type_name
-
+    """torch's ScalarType name of an array's dtype ('Float', 'Long', ...)."""
     return scalar_type_name(a.dtype)
 
 
@@ -599,17 +599,34 @@ def _nll_loss(x: Tensor, target: Tensor, weight, reduction: str, ignore_index: i
         raise ValueError(
             f"Expected input batch_size ({a.shape[0]}) to match target batch_size ({t.shape[0] if t.ndim else 1})."
         )
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(t)}")
-    if a.ndim <= 2 and t.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if a.ndim > 2 and t.shape != a.shape[:1] + a.shape[2:]:
+    # The checks run in aten's order, which differs between the 1-D/2-D kernel (nll_loss) and the spatial
+    # one (nll_loss2d; 3-D and 5-D+ inputs reach it through nll_loss_nd's (N, C, 1, -1) view, after
+    # nll_loss_nd's own target-size check).
+    shape_text = ", ".join(str(n) for n in t.shape)
+    if a.ndim <= 2:
+        if t.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif a.ndim == 4:
+        if t.ndim != 3:
+            raise RuntimeError(
+                f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {t.ndim}"
+            )
+    elif t.shape != a.shape[:1] + a.shape[2:]:
         expected = a.shape[:1] + a.shape[2:]
-        raise RuntimeError(
-            f"Expected target size [{', '.join(str(n) for n in expected)}], got [{', '.join(str(n) for n in t.shape)}]"
-        )
+        raise RuntimeError(f"Expected target size [{', '.join(str(n) for n in expected)}], got [{shape_text}]")
+    if t.dtype != xp.int64 and t.dtype != xp.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(t)}")
     n_classes = a.shape[0] if a.ndim == 1 else a.shape[1]
+    if a.ndim > 2 and weight is not None and weight._data.size != n_classes:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     w = _check_weight(weight, n_classes, "nll_loss_forward")
+    if a.ndim == 4 and t.shape != a.shape[:1] + a.shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: [{', '.join(str(n) for n in a.shape)}] , target: [{shape_text}]")
+    if a.dtype.kind != "f":
+        kernel = "nll_loss_out_frame" if a.ndim <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(a)}\'')
+    if w is not None and w.dtype != a.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(a)} but found {_type_name(w)}")
     t2 = t.reshape(1) if a.ndim == 1 else t
     t2 = t2.astype(xp.int64, copy=False)
     valid = t2 != ignore_index
@@ -646,19 +663,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     reduction = _reduction(reduction, size_average, reduce)
     a = input._data
     class_dim = 0 if a.ndim == 1 else 1
-    if a.ndim == 0:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    n_classes = a.shape[class_dim]
     if target._data.shape == a.shape:
         if target._data.dtype.kind != "f":
-            from .._dtype import scalar_type_name
-
             raise RuntimeError(
-                f"Expected floating point type for target with class probabilities, got {scalar_type_name(target._data.dtype)}"
+                f"Expected floating point type for target with class probabilities, got {_type_name(target._data)}"
             )
+        if a.ndim == 0:  # aten takes log_softmax over dim 1
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        n_classes = a.shape[class_dim]
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim, n_classes)
+    if a.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -753,9 +770,13 @@ class _PointwiseLoss(Op):
     kernel = ""
 
     @classmethod
-    def forward(cls, x, t, reduction, param):
+    def forward(cls, x, t, reduction, param, out_dtype=None):
+        # x and t arrive in torch's result type (float32 input, int64 target -> float32); huber_loss then
+        # writes into the input's dtype (``out_dtype``), as aten's huber_loss_out does
         d = x - t
         loss = cls.loss(d, param)
+        if out_dtype is not None:
+            loss = loss.astype(out_dtype, copy=False)
         if reduction == "none":
             return loss
         if reduction == "sum":
@@ -765,7 +786,7 @@ class _PointwiseLoss(Op):
 
     def backward(self, g):
         x, t = self.saved()
-        reduction, param = self._params
+        reduction, param = self._params[:2]
         gi = self.dloss(x - t, param) * g
         if reduction == "mean":
             gi = gi / max(x._data.size, 1)
@@ -774,8 +795,12 @@ class _PointwiseLoss(Op):
 
     def backward_arrays(self, g):
         x, t = self.saved()
-        reduction, param = self._params
-        gi = self.dloss_arrays(x._data - t._data, param) * g
+        reduction, param = self._params[:2]
+        xa, ta = x._data, t._data
+        if xa.dtype != ta.dtype:  # in torch's result type, not NumPy's (float32 - int64 is float32)
+            rt = result_type(xa, ta)
+            xa, ta = xa.astype(rt, copy=False), ta.astype(rt, copy=False)
+        gi = self.dloss_arrays(xa - ta, param) * g
         if reduction == "mean":
             gi = gi / max(x._data.size, 1)
         nf = self.next_functions
@@ -830,9 +855,27 @@ class HuberLossBackward0(_PointwiseLoss):
     """huber_loss(delta): 0.5 d**2 where |d| < delta, else delta * (|d| - 0.5 delta).
 
     Derivative (aten huber_backward): d inside [-delta, delta], delta * sign(d) outside.
+    aten's huber_loss_backward needs input and target of one dtype: the forward accepts a float32
+    input with an int64 (or float64) target, but its backward then raises
+    ``RuntimeError: Found dtype Long but expected Float`` (arguments swapped for the target's
+    gradient); dyngrad raises the same.
     """
 
     kernel = "huber_cpu"
+
+    def _check_dtypes(self):
+        x, t = self.saved()
+        for i, (a, b) in enumerate(((x, t), (t, x))):
+            if self.next_functions[i][0] is not None and a._data.dtype != b._data.dtype:
+                raise RuntimeError(f"Found dtype {_type_name(b._data)} but expected {_type_name(a._data)}")
+
+    def backward(self, g):
+        self._check_dtypes()
+        return super().backward(g)
+
+    def backward_arrays(self, g):
+        self._check_dtypes()
+        return super().backward_arrays(g)
 
     @staticmethod
     def loss(d, delta):
@@ -849,10 +892,22 @@ class HuberLossBackward0(_PointwiseLoss):
         return xp.where(xp.abs(d) <= delta, d, xp.sign(d) * delta)
 
 
-def _pointwise_loss(op, x: Tensor, t: Tensor, reduction: str, param) -> Tensor:
-    if x._data.dtype.kind not in "fc":
-        raise NotImplementedError(f'"{op.kernel}" not implemented for \'{_type_name(x._data)}\'')
-    return apply(op, (x, t), (reduction, param))
+def _pointwise_loss(op, x: Tensor, t: Tensor, reduction: str, param, into_input: bool = False) -> Tensor:
+    """Run a _PointwiseLoss in torch's result type of input and target (an integer target does not
+    upcast a float32 input). ``into_input``: the loss takes the input's dtype (huber_loss), so a float
+    result for an integer input is an error, as for torch's ``out=`` casts."""
+    xa, ta = x._data, t._data
+    rt = xa.dtype if xa.dtype == ta.dtype else result_type(xa, ta)
+    if rt.kind not in "fc":
+        raise NotImplementedError(f'"{op.kernel}" not implemented for \'{_type_name(xp.empty(0, rt))}\'')
+    out_dtype = None
+    if into_input and xa.dtype != rt:
+        if xa.dtype.kind not in "fc":
+            raise RuntimeError(
+                f"result type {_type_name(xp.empty(0, rt))} can't be cast to the desired output type {_type_name(xa)}"
+            )
+        out_dtype = xa.dtype
+    return apply(op, (x, t), (reduction, param, out_dtype), (xa.astype(rt, copy=False), ta.astype(rt, copy=False)))
 
 
 def _weighted(loss: Tensor, weight, input, reduction: str, mean_by_weight: bool) -> Tensor:
@@ -904,9 +959,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
-        loss = _pointwise_loss(HuberLossBackward0, x, t, "none", float(delta))
+        loss = _pointwise_loss(HuberLossBackward0, x, t, "none", float(delta), into_input=True)
         return _weighted(loss, weight, input, reduction, False)
-    return _pointwise_loss(HuberLossBackward0, x, t, reduction, float(delta))
+    return _pointwise_loss(HuberLossBackward0, x, t, reduction, float(delta), into_input=True)
 
 
 
@@ -1950,9 +2005,27 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if not training and running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    # aten's checks, in its order: sizes (running stats first), the input's dtype, mixed dtypes, ranks
+    named = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
+    for name, t in named:
         if t is not None and t._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_name(a)}\'')
+    # a half input may take float32 parameters (aten's "mixed type"); other mixes are errors
+    allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 else (a.dtype,)
+    if any(t is not None and t._data.dtype not in allowed for _, t in named):
+        if a.dtype == xp.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    for t in (running_mean, running_var):
+        if t is not None and t._data.ndim != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t._data.ndim}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    # a weight or bias of another shape with C elements is used as its flat view, as aten does
+    weight = sh.reshape(weight, (c,)) if weight is not None and weight._data.ndim != 1 else weight
+    bias = sh.reshape(bias, (c,)) if bias is not None and bias._data.ndim != 1 else bias
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
     out = apply(NativeBatchNormBackward0, (input, weight, bias), (training, float(eps), rm, rv))
@@ -2429,8 +2502,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
             f"({Size(input._data.shape)}) is deprecated. Please ensure they have the same size."
         )
+    x, t = input._data, target._data
+    if t.dtype != x.dtype:  # aten's binary_cross_entropy_out_cpu checks before its dtype dispatch
+        raise RuntimeError(f"Found dtype {_type_name(t)} but expected {_type_name(x)}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_type_name(x)}\'')
     w = _loss_weight(weight, "binary_cross_entropy")
-    x = input._data
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     return apply(BinaryCrossEntropyBackward0, (input, target), (w, reduction))
@@ -2465,13 +2542,12 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         loss = (1 - t) * x - ls
         if w is not None:
             loss = loss * w
-        return _apply_reduction(loss.astype(x.dtype, copy=False), reduction)
+        # aten writes the loss in place into ``1 - target``: it has the target's dtype
+        return _apply_reduction(loss.astype(t.dtype, copy=False), reduction)
 
     def backward(self, g):
         x, t = self.saved()
         w, pos_w, reduction = self._params
-        if reduction == "mean":
-            g = g / max(x._data.size, 1)
         if w is not None:
             g = g * wrap(w)
         nf = self.next_functions
@@ -2487,6 +2563,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
                 gt = (_log_sigmoid(-x) - _log_sigmoid(x) * wrap(pos_w)) * g
             else:
                 gt = -x * g
+        if reduction == "mean":  # last, as aten: the loss may be float32 and the input float64
+            n = max(x._data.size, 1)
+            gx = gx / n if gx is not None else None
+            gt = gt / n if gt is not None else None
         return gx, gt
 
 
@@ -2498,6 +2578,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
         raise ValueError(
             f"Target size ({Size(target._data.shape)}) must be the same as input size ({Size(input._data.shape)})"
+        )
+    x, t = input._data, target._data
+    # aten: log_sigmoid(input), then (1 - target).mul_(input).sub_(...): the loss is computed in place in the
+    # target's dtype, so the input must be float and the target a float too (a float result can't be written
+    # into an integer target's copy)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_type_name(x)}\'')
+    if t.dtype == xp.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if t.dtype.kind != "f":
+        raise RuntimeError(
+            f"result type {_type_name(xp.empty(0, result_type(t, x)))} can't be cast to the desired output type "
+            f"{_type_name(t)}"
         )
     w = _loss_weight(weight, "binary_cross_entropy_with_logits")
     pos_w = _loss_weight(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
@@ -2538,6 +2634,60 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
     return _reduce(loss, reduction)
 
 
+# ------------------------------------------------------------------ gated and shrinking activations
+
+
+@register
+class GluBackward0(Op):
+    """glu(input, dim): a * sigmoid(b), a and b the two halves of ``input`` along ``dim``.
+
+    Backward (derivatives.yaml glu_backward): grad_a = grad * sigmoid(b),
+    grad_b = grad * a * sigmoid(b) * (1 - sigmoid(b)), joined along ``dim``. It is written with
+    dyngrad ops, so a second derivative works; its nodes are the composite's (torch shows one
+    GluBackwardBackward0 node there).
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, dim):
+        a, b = xp.split(x, 2, axis=dim)
+        with xp.errstate(over="ignore"):
+            return a / (1 + xp.exp(-b))
+
+    def backward(self, g):
+        (x,) = self.saved()
+        dim = self._params[0]
+        half = x._data.shape[dim] // 2
+        a, b = sh.narrow(x, dim, 0, half), sh.narrow(x, dim, half, half)
+        sb = pw.sigmoid(b)
+        ga = g * sb
+        return (sh.cat([ga, ga * a * (1 - sb)], dim),)
+
+
+def glu(input, dim: int = -1):  # noqa: A002
+    """Gated linear unit; errors as torch's (even halving size, no 0-d input, float input)."""
+    a = input._data
+    if a.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, a.ndim)
+    if a.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {a.shape[d]}")
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"glu_cpu" not implemented for \'{_type_name(a)}\'')
+    return apply(GluBackward0, (input,), (d,))
+
+
+def softsign(input):  # noqa: A002
+    """x / (1 + |x|), composed as torch.nn.functional composes it (DivBackward0)."""
+    return input / (pw.abs(input) + 1)
+
+
+def tanhshrink(input):  # noqa: A002
+    """x - tanh(x), composed as torch.nn.functional composes it (SubBackward0)."""
+    return input - pw.tanh(input)
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
@@ -2568,6 +2718,9 @@ TENSOR_METHODS: dict = {
 }
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {
+    "glu": glu,
+    "softsign": softsign,
+    "tanhshrink": tanhshrink,
     "adaptive_avg_pool2d": adaptive_avg_pool2d,
     "adaptive_max_pool2d": adaptive_max_pool2d,
     "bilinear": bilinear,

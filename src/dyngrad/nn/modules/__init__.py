@@ -6,6 +6,7 @@ from .activation import (
     CELU,
     ELU,
     GELU,
+    GLU,
     SELU,
     Hardsigmoid,
     Hardswish,
@@ -64,7 +65,7 @@ from .sparse import Embedding
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
-    "CELU", "ELU", "GELU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
+    "CELU", "ELU", "GELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
     "LogSoftmax", "Mish", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh",
     "Tanhshrink", "Threshold", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential",
     "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "CosineSimilarity", "PairwiseDistance", "Dropout",

@@ -226,3 +226,17 @@ class LogSoftmax(_SoftmaxLike):
 
 class Softmin(_SoftmaxLike):
     _fn = "softmin"
+
+
+class GLU(Module):
+    """Gated linear unit over ``dim``: the first half times the sigmoid of the second (GluBackward0)."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -8,10 +8,13 @@ in ``_parameters`` / ``_modules`` / ``_buffers``; traversal, ``state_dict`` keys
 from __future__ import annotations
 
 import itertools
+import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...autograd.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
@@ -33,6 +36,37 @@ def typename(obj) -> str:
     if module in ("", "builtins"):
         return type(obj).__qualname__
     return f"{module}.{type(obj).__qualname__}"
+
+
+# torch's device types (the parser's list, in its order) and the errors of its CPU build
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_NOT_COMPILED = {
+    "cuda": "Torch not compiled with CUDA enabled",
+    "xpu": "Torch not compiled with XPU enabled",
+    "mtia": "Torch not compiled with MTIA enabled. Ensure you have `import mtia.host_runtime.torch_mtia.dynamic_library` "
+            "in your python src file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
+}
+
+
+def _device_type(device):
+    """The device type named by ``device`` (a string such as 'cuda:0', a device, an index or None), with
+    torch's errors for a malformed string. dyngrad's own ``device`` class holds only CPU devices, so
+    strings are parsed here: ``Module.to('cuda')`` must fail as torch's CPU build fails."""
+    if device is None:
+        return None
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if not isinstance(device, str):
+        return getattr(device, "type", None)
+    kind, sep, index = device.partition(":")
+    if kind not in _DEVICE_TYPES:
+        raise RuntimeError(
+            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {device}"
+        )
+    if sep and not index.isdigit():
+        raise RuntimeError(f"Invalid device string: '{device}'")
+    return kind
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -65,6 +99,216 @@ def _hook_handle(table: dict, hook, prepend: bool) -> RemovableHandle:
     return RemovableHandle(table, key)
 
 
+# ------------------------------------------------------------------ module backward hooks
+# Note [Module backward hooks]
+# As torch (torch.utils.hooks.BackwardHook): when a module has full backward hooks or backward
+# pre-hooks, its tensor arguments go through one identity node before forward and its tensor outputs
+# through another after it (BackwardHookFunctionBackward, the grad_fn users see on the output). The
+# output node's post-hook records grad_output (after the pre-hooks, which may replace it); the input
+# node's post-hook then calls the full hooks with (module, grad_input, grad_output), and what they
+# return replaces the gradients that flow on to the inputs.
+
+
+class BackwardHookFunction(Function):
+    """Identity on the given tensors (torch.nn.modules._functions.BackwardHookFunction); those that do
+    not require grad stay outside the graph."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads
+
+
+class _BackwardHook:
+    """One module call's backward hooks (see Note [Module backward hooks])."""
+
+    def __init__(self, module, user_hooks, user_pre_hooks) -> None:
+        self.module = module
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.grad_outputs = None
+        self.n_inputs = self.n_outputs = -1
+        self.input_index = self.output_index = None  # positions of the tensors, or None when none needs grad
+
+    @staticmethod
+    def _spread(indices, values, size) -> tuple:
+        out = [None] * size
+        for i, v in zip(indices, values):
+            out[i] = v
+        return tuple(out)
+
+    @staticmethod
+    def _wrap_tensors(args, on_node):
+        """Pass the tensors among ``args`` through one BackwardHookFunction node and give that node to
+        ``on_node``; (new args, tensor positions), or (args, None) when no tensor requires grad."""
+        index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        tensors = [args[i] for i in index]
+        if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
+            return args, None
+        new = BackwardHookFunction.apply(*tensors)
+        on_node(next(t.grad_fn for t in new if t.grad_fn is not None))
+        out = list(args)
+        for i, t in zip(index, new):
+            out[i] = t
+        return (tuple(out) if type(args) is tuple else type(args)(*out)), index
+
+    def setup_input_hook(self, args):
+        def on_node(node) -> None:
+            def hook(grad_input, _):
+                if self.grad_outputs is None:  # the gradient reached the inputs without passing the outputs
+                    return None
+                res = self._spread(self.input_index, grad_input, self.n_inputs)
+                for user_hook in self.user_hooks:
+                    out = user_hook(self.module, res, self.grad_outputs)
+                    if out is None:
+                        continue
+                    if len(out) != len(res):
+                        raise RuntimeError(
+                            f"Backward hook returned an invalid number of grad_input, got {len(out)}, but expected "
+                            f"{len(res)}"
+                        )
+                    res = out
+                self.grad_outputs = None
+                return tuple(res[i] for i in self.input_index)
+
+            node.register_hook(hook)
+
+        res, self.input_index = self._wrap_tensors(args, on_node)
+        self.n_inputs = len(args)
+        return res
+
+    def setup_output_hook(self, result):
+        def on_node(node) -> None:
+            # The engine gives a multi-output node zeros for outputs that got no gradient; torch's hooks
+            # see None there (the zeros still flow on), so the gradients are taken before that step.
+            incoming = []
+
+            def record(grads):
+                incoming.append(grads)
+
+            def hook(grad_input, grad_output):
+                if incoming:
+                    grad_output = incoming.pop()
+                self.grad_outputs = self._spread(self.output_index, grad_output, self.n_outputs)
+                for user_pre_hook in self.user_pre_hooks:
+                    new = user_pre_hook(self.module, self.grad_outputs)
+                    if new is None:
+                        continue
+                    if len(new) != len(self.grad_outputs):
+                        raise RuntimeError(
+                            f"Backward pre hook returned an invalid number of grad_output, got {len(new)}, but "
+                            f"expected {len(self.grad_outputs)}"
+                        )
+                    self.grad_outputs = new
+                grad_outputs = self.grad_outputs
+                if self.input_index is None:  # no input needs a gradient: the full hooks run now
+                    warnings.warn(
+                        "Full backward hook is firing when gradients are computed with respect to module outputs "
+                        "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                        "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                        stacklevel=5,
+                    )
+                    grad_inputs = (None,) * self.n_inputs
+                    for user_hook in self.user_hooks:
+                        res = user_hook(self.module, grad_inputs, self.grad_outputs)
+                        if res is not None and not (isinstance(res, tuple) and all(r is None for r in res)):
+                            raise RuntimeError(
+                                "Backward hook for Modules where no input requires gradient should always return "
+                                "None or None for all gradients."
+                            )
+                    self.grad_outputs = None
+                return tuple(grad_outputs[i] if grad_outputs[i] is not None else g
+                             for i, g in zip(self.output_index, grad_input))
+
+            node.register_prehook(record)
+            node.register_hook(hook)
+
+        single = not isinstance(result, tuple)
+        res, self.output_index = self._wrap_tensors((result,) if single else result, on_node)
+        self.n_outputs = 1 if single else len(result)
+        return res[0] if single else res
+
+
+def _module_hook(hook, module_ref):
+    """A grad_fn post-hook calling ``hook(module, grad_input, grad_output)`` (torch's _WrappedHook)."""
+
+    def call(grad_input, grad_output):
+        module = module_ref()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return hook(module, tuple(_sum_to_input(g, e) for g, e in zip(grad_input, node.next_functions)), grad_output)
+
+    node = None
+
+    def attach(grad_fn):
+        nonlocal node
+        node = grad_fn
+        return grad_fn.register_hook(call)
+
+    return attach
+
+
+def _sum_to_input(g, edge):
+    """A node's gradient for one input, summed to that input's shape (dyngrad's ops may return it in the
+    broadcast shape and leave the sum to the engine; torch's hooks see the input's shape)."""
+    fn, nr = edge
+    if g is None or fn is None:
+        return g
+    shape = fn._meta[nr][0]
+    if tuple(g.shape) == tuple(shape):
+        return g
+    lead = g.dim() - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    out = g.sum(dims, keepdim=True) if dims else g
+    return out.reshape(shape)
+
+
+def _warn_old_backward_hook(inputs, result, grad_fn) -> None:
+    """torch's FutureWarnings for ``register_backward_hook`` when the node it hooks is not the whole module."""
+    def warn(text):
+        warnings.warn(text, FutureWarning, stacklevel=4)
+
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        return warn(
+            "Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of Tensors "
+            "is deprecated and will be removed in future versions. This hook will be missing some of the "
+            "grad_output. Please use register_full_backward_hook to get the documented behavior."
+        )
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        return warn(
+            "Using non-full backward hooks on a Module that does not take as input a single Tensor or a tuple of "
+            "Tensors is deprecated and will be removed in future versions. This hook will be missing some of the "
+            "grad_input. Please use register_full_backward_hook to get the documented behavior."
+        )
+    out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and grad_fn not in out_fns):
+        warn(
+            "Using a non-full backward hook when outputs are nested in python data structure is deprecated and "
+            "will be removed in future versions. This hook will be missing some grad_output."
+        )
+    elif len(out_fns) > 1:
+        warn(
+            "Using a non-full backward hook when outputs are generated by different autograd Nodes is deprecated "
+            "and will be removed in future versions. This hook will be missing some grad_output. Please use "
+            "register_full_backward_hook to get the documented behavior."
+        )
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n[0] for n in grad_fn.next_functions}:
+        warn(
+            "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated and "
+            "will be removed in future versions. This hook will be missing some grad_input. Please use "
+            "register_full_backward_hook to get the documented behavior."
+        )
+    return None
+
+
 class Module:
     """Base class for all neural network modules (torch.nn.Module)."""
 
@@ -93,7 +337,10 @@ class Module:
         d["_forward_hooks_with_kwargs"] = set()
         d["_forward_hooks_always_called"] = set()
         d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None  # True / False once a full / an old-style backward hook is registered
         d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_post_hooks"] = OrderedDict()
 
     forward = None  # subclasses define it; see __call__
@@ -292,6 +539,14 @@ class Module:
             raise NotImplementedError(
                 f'Module [{type(self).__name__}] is missing the required "forward" function'
             )
+        full_hooks = old_hooks = ()
+        if self._backward_hooks:
+            hooks = list(self._backward_hooks.values())
+            full_hooks, old_hooks = (hooks, ()) if self._is_full_backward_hook else ((), hooks)
+        bw_hook = None
+        if full_hooks or self._backward_pre_hooks:
+            bw_hook = _BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
         for key, hook in list(self._forward_hooks.items()):
             if key in self._forward_hooks_with_kwargs:
@@ -300,7 +555,83 @@ class Module:
                 result = hook(self, args, out)
             if result is not None:
                 out = result
+        if bw_hook is not None:
+            if not isinstance(out, (Tensor, tuple)):
+                warnings.warn(
+                    "For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but "
+                    f"received {type(out)}",
+                    stacklevel=2,
+                )
+            out = bw_hook.setup_output_hook(out)
+        if old_hooks:
+            self._attach_old_backward_hooks(old_hooks, args, out)
         return out
+
+    def _attach_old_backward_hooks(self, hooks, args, out) -> None:
+        """``register_backward_hook`` (deprecated): each hook becomes a post-hook of the grad_fn of the
+        first tensor in the output, called as ``hook(module, grad_input, grad_output)`` with that node's
+        gradients; torch's FutureWarnings say when those are not the module's."""
+        var = out
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        ref = weakref.ref(self)
+        for hook in hooks:
+            _module_hook(hook, ref)(grad_fn)
+        _warn_old_backward_hook(args, out, grad_fn)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_input, grad_output)`` once the gradients of the module's tensor inputs are
+        computed: tuples with one entry per positional argument / output (None for non-tensors and for
+        inputs that need no gradient); a returned tuple replaces grad_input. As torch, the inputs and
+        outputs pass through ``BackwardHookFunctionBackward`` nodes that observe their gradients."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use "
+                "only one of them."
+            )
+        self.__dict__["_is_full_backward_hook"] = True
+        return _hook_handle(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are known, before the
+        gradients of its inputs are computed; a returned tuple replaces grad_output."""
+        return _hook_handle(self._backward_pre_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated (torch's): the hook sees the gradients of the last node of forward only; see
+        ``_attach_old_backward_hooks``."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use "
+                "only one of them."
+            )
+        self.__dict__["_is_full_backward_hook"] = False
+        return _hook_handle(self._backward_hooks, hook, False)
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` before this module's entries are put in a state_dict."""
+        return _hook_handle(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries are in; it may
+        change the dict in place but must return None."""
+        hook._from_public_api = True
+        return _hook_handle(self._state_dict_hooks, hook, False)
+
+    def _register_state_dict_hook(self, hook):
+        """torch's older state_dict post-hook: a returned dict replaces the state_dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was previously registered "
+                "via register_state_dict_post_hook"
+            )
+        return _hook_handle(self._state_dict_hooks, hook, False)
 
     __call__ = _call_impl
 
@@ -437,19 +768,26 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """``to(dtype)`` / ``to(device)`` / ``to(tensor)``: floating parameters and buffers change dtype."""
+        """``to(dtype)`` / ``to(device)`` / ``to(device, dtype)`` / ``to(tensor)``: floating parameters and
+        buffers change dtype; a device other than the CPU is refused with torch's CPU-build error."""
         from ..._dtype import dtype as _dtype_cls
 
         dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
         for a in args:
             if isinstance(a, _dtype_cls):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
+            elif isinstance(a, (str, int)) and not isinstance(a, bool) or type(a).__name__ == "device":
+                device = a
+        kind = _device_type(device)  # torch parses the device before it checks the dtype
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
             )
+        if kind not in (None, "cpu"):
+            self._refuse_device(kind)
         if dtype is None:
             return self
 
@@ -457,6 +795,42 @@ class Module:
             return t.to(dtype) if t.is_floating_point() or t.is_complex() else t
 
         return self._apply(convert)
+
+    def _has_tensors(self) -> bool:
+        return any(True for _ in self.parameters()) or any(True for _ in self.buffers())
+
+    def _refuse_device(self, kind: str, index=None) -> None:
+        """Raise what torch's CPU build raises when this module's tensors are moved to ``kind``
+        (nothing when the module holds no tensor, as torch's ``_apply`` then moves nothing)."""
+        if not self._has_tensors():
+            return
+        if isinstance(index, int) and not isinstance(index, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if kind in _NOT_COMPILED:
+            raise AssertionError(_NOT_COMPILED[kind])
+        if kind == "meta":  # torch makes meta tensors, which dyngrad does not have: the CPU-only error
+            raise RuntimeError("dyngrad runs on the CPU only; got device 'meta'")
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+
+    def cuda(self, device=None) -> Module:
+        """torch's CPU build: AssertionError once a parameter or buffer would move (dyngrad has no GPU)."""
+        if device is not None and not isinstance(device, int) and _device_type(device) != "cuda":
+            if self._has_tensors():
+                raise RuntimeError("Invalid device, must be cuda device")
+        self._refuse_device("cuda", device)
+        return self
+
+    def xpu(self, device=None) -> Module:
+        self._refuse_device("xpu", device)
+        return self
+
+    def mtia(self, device=None) -> Module:
+        self._refuse_device("mtia", device)
+        return self
+
+    def ipu(self, device=None) -> Module:
+        self._refuse_device("ipu", device)
+        return self
 
     def _float_cast(self, dtype) -> Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -505,16 +879,22 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         metadata = getattr(destination, "_metadata", None)
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
-            if result is not None:
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
                 destination = result
         return destination
 

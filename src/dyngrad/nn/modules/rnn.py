@@ -128,26 +128,73 @@ class RNNBase(Module):
         return (get(f"weight_ih_l{layer}{suffix}"), get(f"weight_hh_l{layer}{suffix}"),
                 get(f"bias_ih_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"))
 
+    def _check_forward_args(self, input, hx) -> None:
+        """torch's RNNBase.check_forward_args: input dtype and size, then each hidden state's shape
+        (``input`` is 3-D here, time first or batch first as given)."""
+        w = self._parameters[self._flat_weights_names[0]]
+        if input.dtype != w.dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
+                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}"
+            )
+        batch = input.shape[0] if self.batch_first else input.shape[1]
+        expected = ((2 if self.bidirectional else 1) * self.num_layers, batch, self.hidden_size)
+        states = ((hx[0], "Expected hidden[0] size"), (hx[1], "Expected hidden[1] size")) if self.mode == "LSTM" \
+            else ((hx, "Expected hidden size"),)
+        for h, text in states:
+            if tuple(h.shape) != expected:
+                raise RuntimeError(f"{text} {expected}, got {list(h.shape)}")
+        if input.shape[1 if self.batch_first else 0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+
     def forward(self, input, hx=None):
         is_lstm = self.mode == "LSTM"
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+            # torch's texts: the RNN class alone says "tensor instead"
+            kind = "RNN" if self.mode.startswith("RNN") else self.mode
+            tail = "D tensor instead" if kind == "RNN" else "D instead"
+            raise ValueError(f"{kind}: Expected input to be 2D or 3D, got {input.dim()}{tail}")
+        if hx is not None:  # torch checks the states' ranks against the input's before anything else
+            if is_lstm:
+                want = 3 if batched else 2
+                if hx[0].dim() != want or hx[1].dim() != want:
+                    raise RuntimeError(
+                        f"For {'batched 3-D' if batched else 'unbatched 2-D'} input, hx and cx should also be "
+                        f"{want}-D but got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                    )
+            elif batched and hx.dim() != 3:
+                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+            elif not batched and hx.dim() != 2:
+                raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
         if not batched:
-            input = input.unsqueeze(1)
+            input = input.unsqueeze(0 if self.batch_first else 1)
             if hx is not None:
                 hx = tuple(h.unsqueeze(1) for h in hx) if is_lstm else hx.unsqueeze(1)
-        elif self.batch_first:
-            input = input.transpose(0, 1)
-        seq_len, batch = input.shape[0], input.shape[1]
         num_directions = 2 if self.bidirectional else 1
         if hx is None:
+            batch = input.shape[0] if self.batch_first else input.shape[1]
             zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype)
             hx = (zeros, zeros) if is_lstm else zeros
+        self._check_forward_args(input, hx)
+        if self.batch_first:
+            input = input.transpose(0, 1)
+        seq_len = input.shape[0]
         cell = _CELLS[self.mode]
         # torch runs float32 LSTMs through its fused oneDNN layer kernel (one MkldnnRnnLayerBackward0
         # node per layer and direction) and every other case step by step; dyngrad does the same
         fused = is_lstm and input._data.dtype == xp.float32 and input._data.size != 0
+        if fused and (hx[0]._data.dtype != xp.float32 or hx[1]._data.dtype != xp.float32):
+            if hx[0]._data.dtype == xp.float16 or hx[1]._data.dtype == xp.float16:
+                raise RuntimeError(
+                    "could not create a primitive descriptor for the LSTM forward propagation primitive. Run "
+                    "workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic information."
+                )
+            raise RuntimeError("get_mkldnn_dtype: unsupported data type")  # torch's oneDNN kernel's text
         layer_input = input
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -251,13 +298,31 @@ class RNNCellBase(Module):
             s += f", nonlinearity={self.nonlinearity}"
         return s
 
+    def _check_cell_args(self, input, states) -> None:
+        """aten's check_rnn_cell_forward_input / _hidden, on the 2-D (batched) input and states."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        for label, h in enumerate(states):
+            if input.shape[0] != h.shape[0]:
+                raise RuntimeError(
+                    f"Input batch size {input.shape[0]} doesn't match hidden{label} batch size {h.shape[0]}"
+                )
+            if h.size(1) != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{label} has inconsistent hidden_size: got {h.size(1)}, expected {self.hidden_size}"
+                )
+
     def forward(self, input, hx=None):
+        kind = f"{self._mode}Cell"  # torch's texts name the base cell class, not a subclass
         if input.dim() not in (1, 2):
-            raise ValueError(
-                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
-            )
-        batched = input.dim() == 2
+            raise ValueError(f"{kind}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         is_lstm = self._mode == "LSTM"
+        if hx is not None:
+            for idx, h in enumerate(hx if is_lstm else (hx,)):
+                if h.dim() not in (1, 2):
+                    what = f"hx[{idx}]" if is_lstm else "hidden"
+                    raise ValueError(f"{kind}: Expected {what} to be 1D or 2D, got {h.dim()}D instead")
+        batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
             if hx is not None:
@@ -265,6 +330,7 @@ class RNNCellBase(Module):
         if hx is None:
             zeros = _creation.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
             hx = (zeros, zeros) if is_lstm else zeros
+        self._check_cell_args(input, hx if is_lstm else (hx,))
         mode = self._mode if self._mode != "RNN" else ("RNN_RELU" if self.nonlinearity == "relu" else "RNN_TANH")
         out = _CELLS[mode](input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
