@@ -79,42 +79,18 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 # ------------------------------------------------------------------ softmax family
 
 
-# Note [Softmax without the shift]
-# softmax and log_softmax subtract each row's max before exp only so that exp cannot overflow (and
-# the largest term is 1). When every row's max lies in [0, 60], exp of the raw input can neither
-# overflow (even summed over 2**40 terms) nor lose the largest term, and an entry that underflows
-# underflows with the shift too; the results agree with the shifted formula to a rounding, and
-# exp(x) skips one full pass over the input. Other rows (or NaN/inf) take the shifted path.
-
-
-def _unshifted(a, m) -> bool:
-    """Whether exp may take ``a`` unshifted, ``m`` being its rows' max (Note [Softmax without the shift])."""
-    return a.dtype.kind == "f" and a.dtype.itemsize >= 4 and 0.0 <= m.min() and m.max() <= 60.0
-
-
-def _exp_rows(a, axis):
-    """exp(a - c) with c the rows' max, or c = 0 when Note [Softmax without the shift] allows; returns (e, c)."""
-    m = a.max(axis=axis, keepdims=True)
-    if _unshifted(a, m):
-        return xp.exp(a), None
-    e = a - m
-    xp.exp(e, out=e)
-    return e, m
-
-
 # Note [Softmax in row blocks]
 # For the usual case (softmax over the last, contiguous axis of a float32/float64 array) the
 # forward and backward walk the rows in blocks of about _ROW_BLOCK_BYTES, so that the block each
-# NumPy pass writes is still in the L2 cache when the next pass reads it (exp, then the row sums,
-# then the scaling; the row dots, then the subtraction, then the product). The forward also skips
-# the max pass: it takes exp of the raw block, sums each row (a BLAS product with a ones vector,
-# faster than add.reduce) and accepts the block when every row sum is finite and at least 1. A
-# finite sum means no exp overflowed; a sum >= 1 means the row's max is above -log(n), so an
-# entry whose unshifted exp underflows below the normal range has a true softmax below it too,
-# and both ways round it on the same subnormal grid. Otherwise (a large, very negative or
-# non-finite row) the block is redone with the max subtracted. Either way the result agrees with
-# the shifted formula to a rounding. The blocks are views of the output: no memory is kept.
+# NumPy pass writes is still in the L2 cache when the next pass reads it (the max, the shift, exp,
+# the row sums, the scaling; the row dots, the subtraction, the product). The formulas are torch's
+# CPU kernels' own, in the same order: softmax = exp(x - max) * (1 / sum), log_softmax =
+# (x - max) - log(sum). Skipping the max pass (exp of the raw input when it cannot overflow) was
+# measurably faster, but rounded differently from torch about half the time more often, and
+# losses printed to six digits then differed in their last digit; dyngrad prints what torch
+# prints first. The blocks are views of the output: no memory is kept.
 _ROW_BLOCK_BYTES = 1 << 19
+_add_reduce = xp.add.reduce
 
 
 def _blockable(a, axis) -> bool:
@@ -133,18 +109,12 @@ def _softmax_rows(a):
     rows = a.reshape(-1, n)
     res = xp.empty(a.shape, dtype=a.dtype)  # allocated whole and returned so (not a view with a base)
     out = res.reshape(rows.shape)
-    ones = xp.ones(n, dtype=a.dtype)
-    big = xp.finfo(a.dtype).max
     step = _row_block(n, a.itemsize)
     for r in range(0, rows.shape[0], step):
         ab, ob = rows[r : r + step], out[r : r + step]
-        xp.exp(ab, out=ob)
-        s = ob @ ones
-        if not ((s >= 1) & (s <= big)).all():  # overflow, NaN, or a row far below 0: shift by the max
-            xp.subtract(ab, ab.max(axis=1, keepdims=True), out=ob)
-            xp.exp(ob, out=ob)
-            s = ob @ ones
-        ob *= (1 / s)[:, None]  # one reciprocal per row, then multiplies
+        xp.subtract(ab, ab.max(axis=1, keepdims=True), out=ob)
+        xp.exp(ob, out=ob)
+        ob *= 1 / _add_reduce(ob, axis=1, keepdims=True)  # one reciprocal per row, then multiplies
     return res
 
 
@@ -155,8 +125,9 @@ def _softmax_array(a, axis):
         return a.copy()
     if _blockable(a, axis):
         return _softmax_rows(a)
-    e, _ = _exp_rows(a, axis)
-    e *= 1 / e.sum(axis=axis, keepdims=True)  # one reciprocal per row, then multiplies
+    e = a - a.max(axis=axis, keepdims=True)
+    xp.exp(e, out=e)
+    e *= 1 / e.sum(axis=axis, keepdims=True)  # one reciprocal per row, then multiplies (torch's order)
     return e
 
 
@@ -183,24 +154,15 @@ def _log_softmax_rows(a, cache):
     res = xp.empty(a.shape, dtype=a.dtype)
     out = res.reshape(rows.shape)
     soft = xp.empty(rows.shape, dtype=a.dtype) if cache is not None else None
-    ones = xp.ones(n, dtype=a.dtype)
-    big = xp.finfo(a.dtype).max
     step = _row_block(n, a.itemsize)
     for r in range(0, rows.shape[0], step):
         ab, ob = rows[r : r + step], out[r : r + step]
-        eb = soft[r : r + step] if soft is not None else ob  # exp(x): in the softmax, or for now in the result
-        xp.exp(ab, out=eb)
-        s = eb @ ones
-        if ((s >= 1) & (s <= big)).all():
-            xp.subtract(ab, xp.log(s)[:, None], out=ob)  # x - log(sum(exp(x))): |x| is small here
-        else:  # shift by the max; (x - max) - log(sum) keeps x - max exact for large x
-            xp.subtract(ab, ab.max(axis=1, keepdims=True), out=ob)
-            e = xp.exp(ob, out=soft[r : r + step]) if soft is not None else xp.exp(ob)
-            s = e @ ones
-            ob -= xp.log(s)[:, None]
-            eb = e
+        xp.subtract(ab, ab.max(axis=1, keepdims=True), out=ob)  # x - max
+        e = xp.exp(ob, out=soft[r : r + step]) if soft is not None else xp.exp(ob)
+        s = _add_reduce(e, axis=1, keepdims=True)
+        ob -= xp.log(s)
         if soft is not None:
-            eb *= (1 / s)[:, None]
+            e *= 1 / s
     if cache is not None:
         cache[:] = [soft.reshape(a.shape)]
     return res
@@ -214,16 +176,10 @@ def _log_softmax_array(a, axis, cache=None):
         return a.copy()
     if _blockable(a, axis):
         return _log_softmax_rows(a, cache)
-    m = a.max(axis=axis, keepdims=True)
-    if _unshifted(a, m):  # Note [Softmax without the shift]
-        e = xp.exp(a)
-        s = e.sum(axis=axis, keepdims=True)
-        z = a - xp.log(s)
-    else:
-        z = a - m
-        e = xp.exp(z)
-        s = e.sum(axis=axis, keepdims=True)
-        z -= xp.log(s)
+    z = a - a.max(axis=axis, keepdims=True)  # (x - max) - log(sum(exp(x - max))), torch's order
+    e = xp.exp(z)
+    s = e.sum(axis=axis, keepdims=True)
+    z -= xp.log(s)
     if cache is not None:
         e *= 1 / s
         cache[:] = [e]
