@@ -252,3 +252,63 @@ ROWS += [
            covers=("IndexAddBackward0", "MaskedFillBackward0", "IndexFillBackward0", "ScatterBackward0",
                    "ScatterAddBackward0", "IndexCopyBackward0")),
 ]
+
+
+# ---- searchsorted / isin / bincount (sorting.py; not differentiable)
+def _searchsorted(lib, seq, vals, side, batched, out_int32):
+    s = seq.sort(-1)[0] if batched else seq.reshape(-1).sort()[0]
+    v = vals.round() if side == "left" else vals  # rounded values make ties with the boundaries
+    return lib.searchsorted(s, v, side=side, out_int32=out_int32)
+
+
+def _searchsorted_params(data, shapes):
+    return {"side": data.draw(st.sampled_from(["left", "right"])), "batched": data.draw(st.booleans()),
+            "out_int32": data.draw(st.booleans())}
+
+
+def _isin(lib, x, y, invert, scalar):
+    a, b = (x * 2).round(), (y * 2).round()
+    return lib.isin(a, float(b.reshape(-1)[0]) if scalar and b.numel() else b, invert=invert)
+
+
+def _bincount(lib, x, w, minlength, weighted):
+    idx = ((x + 2) * 1.5).long().reshape(-1)
+    return lib.bincount(idx, w.reshape(-1)[: idx.numel()] if weighted else None, minlength=minlength)
+
+
+ROWS += [
+    OpInfo("searchsorted", _searchsorted, one_shape(min_dims=1, max_dims=3).map(lambda s: (s[0], s[0])),
+           params=_searchsorted_params, covers=(), differentiable=False, ties=True, int_ok=True),
+    OpInfo("searchsorted_right_kw", lambda lib, s, v: lib.searchsorted(s.reshape(-1).sort()[0], v, right=True),
+           covers=(), differentiable=False, ties=True, shapes=one_shape().map(lambda s: (s[0], s[0]))),
+    OpInfo("isin", _isin, one_shape().map(lambda s: (s[0], s[0][:1])),
+           params=lambda d, s: {"invert": d.draw(st.booleans()), "scalar": d.draw(st.booleans())},
+           covers=(), differentiable=False, int_ok=True),
+    OpInfo("bincount", _bincount, one_shape(max_dims=1).map(lambda s: (s[0], s[0])),
+           params=lambda d, s: {"minlength": d.draw(st.integers(-1, 6)), "weighted": d.draw(st.booleans())},
+           covers=(), differentiable=False, ties=True),
+]
+
+
+# ---- boolean masks whose shape differs from the dims they index: torch's IndexError text
+def _mask_key(data, shapes):
+    shape = shapes[0]
+    prefix = data.draw(st.sampled_from(["", "int", "none", "slice", "ellipsis"]))
+    mshape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=2)))
+    if data.draw(st.booleans()):  # often the right shape for the dims it meets
+        start = {"int": 1, "none": 0, "slice": 1, "ellipsis": max(len(shape) - len(mshape), 0)}.get(prefix, 0)
+        mshape = tuple(shape[start: start + len(mshape)]) or mshape
+    mask = tuple(data.draw(st.lists(st.booleans(), min_size=int(np.prod(mshape)), max_size=int(np.prod(mshape)))))
+    return {"prefix": prefix, "mshape": mshape, "mask": mask}
+
+
+def _masked(lib, x, prefix, mshape, mask):
+    m = lib.tensor(np.array(mask, dtype=bool).reshape(mshape))
+    head = {"": (), "int": (0,), "none": (None,), "slice": (slice(1, None),), "ellipsis": (Ellipsis,)}[prefix]
+    return x[head + (m,)]
+
+
+ROWS += [
+    OpInfo("mask_shape_errors", _masked, one_shape(min_dims=1, max_dims=3, min_side=1), params=_mask_key,
+           covers=("IndexBackward0",)),
+]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from op_table import OpInfo, broadcast_pair, one_shape
+from op_table import OpInfo, broadcast_pair, fixed, one_shape
 
 INF = float("inf")
 
@@ -206,8 +206,9 @@ def _linalg_error(lib, x, name):
     """Call lib.linalg.<name> on x times 0 (singular / not positive definite); normalise LinAlgError's type."""
     try:
         return getattr(lib.linalg, name)(x * 0 if name != "cholesky" else x * 0 - _eye(lib, x.shape[-1], x))
-    except lib.linalg.LinAlgError as e:
-        raise RuntimeError(f"LinAlgError: {e}") from None
+    except lib.linalg.LinAlgError as e:  # torch's class is torch._C._LinAlgError: compare its name and text
+        assert isinstance(e, RuntimeError)
+        raise RuntimeError(f"{type(e).__name__}: {e}") from None
 
 
 def _name(names):
@@ -461,5 +462,68 @@ ROWS = [
 def _solve_error(lib, a, b):
     try:
         return lib.linalg.solve(a * lib.tensor([[[1.0]], [[0.0]]], dtype=a.dtype), b)
-    except lib.linalg.LinAlgError as e:
-        raise RuntimeError(f"LinAlgError: {e}") from None
+    except lib.linalg.LinAlgError as e:  # torch's class is torch._C._LinAlgError: compare its name and text
+        assert isinstance(e, RuntimeError)
+        raise RuntimeError(f"{type(e).__name__}: {e}") from None
+
+
+# ---- cdist
+@st.composite
+def _cdist_shapes(draw, low=0):
+    m = draw(st.integers(low, 3))
+    b1, b2 = draw(st.sampled_from([((), ()), ((2,), ()), ((), (2,)), ((2,), (1,)), ((1, 2), (3, 1))]))
+    r1, r2 = draw(st.integers(low, 3)), draw(st.integers(1, 3))
+    return (b1 + (r1, m), b2 + (r2, m))
+
+
+def _cdist_p(data, shapes):
+    return {"p": data.draw(st.sampled_from([2.0, 1.0, 0.0, 0.5, 3.0, float("inf")]))}
+
+
+ROWS += [
+    # torch does not implement cdist's second derivative on this path (its CdistBackwardBackward0 raises)
+    OpInfo("cdist", lambda lib, x, y, p: lib.cdist(x, y, p=p), _cdist_shapes(), params=_cdist_p,
+           covers=("CdistBackward0", "CdistBackwardBackward0"), second_order=False, gradcheck=False),
+    OpInfo("cdist_p2", lambda lib, x, y: lib.cdist(x, y), _cdist_shapes(), covers=("CdistBackward0",),
+           second_order=False),
+    # non-empty: torch sends empty inputs down the path whose second derivative it does not implement.
+    # In float64: the matrix-product path cancels (|x1|^2 - 2 x1.x2 + |x2|^2), so float32 second derivatives
+    # are rounding noise that depends on the order of the sums.
+    OpInfo("cdist_mm", lambda lib, x, y: lib.cdist(x.double(), y.double(), compute_mode="use_mm_for_euclid_dist"),
+           _cdist_shapes(1), covers=("EuclideanDistBackward0", "ViewBackward0", "ExpandBackward0", "ToCopyBackward0")),
+    OpInfo("cdist_many_rows", lambda lib, x, y: lib.cdist(x.double(), y.double()), fixed((27, 2), (3, 2)),
+           covers=("EuclideanDistBackward0", "ViewBackward0")),
+    OpInfo("cdist_many_rows_float32", lambda lib, x, y: lib.cdist(x, y), fixed((27, 2), (3, 2)),
+           covers=("EuclideanDistBackward0", "ViewBackward0"), second_order=False),
+    OpInfo("cdist_errors", lambda lib, x, y, p, mode: lib.cdist(x, y, p=p, compute_mode=mode),
+           st.sampled_from([((3,), (2, 3)), ((2, 3), (2, 2)), ((2, 3), (4, 3)), ((2, 2, 3), (3, 4, 3))]).map(tuple),
+           params=lambda d, s: {"p": d.draw(st.sampled_from([2.0, -1.0])),
+                                "mode": d.draw(st.sampled_from(["use_mm_for_euclid_dist_if_necessary", "bad"]))},
+           covers=(), second_order=False, gradcheck=False, int_ok=True),
+]
+
+
+# ---- vdot / inner, and the dtype errors of the vector products
+_PRODUCTS = {
+    "dot": lambda lib, a, b: lib.dot(a, b), "vdot": lambda lib, a, b: lib.vdot(a, b),
+    "inner": lambda lib, a, b: lib.inner(a, b), "mv": lambda lib, a, b: lib.mv(a.reshape(1, -1), b),
+    "matmul": lambda lib, a, b: a @ b, "mv_fold": lambda lib, a, b: a.reshape(1, 1, -1) @ b,
+}
+
+
+def _mixed_product(lib, x, y, name, dtype):
+    other = y.to(getattr(lib, dtype))
+    return _PRODUCTS[name](lib, x, other)
+
+
+ROWS += [
+    OpInfo("vdot", lambda lib, x, y: lib.vdot(x, y), fixed((4,), (4,)), covers=("VdotBackward0",)),
+    OpInfo("vdot_method", lambda lib, x, y: x.vdot(y * 2), fixed((0,), (0,)), covers=("VdotBackward0", "MulBackward0")),
+    OpInfo("inner", lambda lib, x, y: lib.inner(x, y),
+           st.sampled_from([((3,), (3,)), ((2, 3), (4, 3)), ((3,), (2, 2, 3)), ((), (2,)), ((2, 3), ()), ((3,), (4,))]
+                           ).map(tuple), covers=("MmBackward0", "ViewBackward0", "TBackward0", "MulBackward0")),
+    OpInfo("vector_product_dtype_errors", _mixed_product, fixed((3,), (3,)),
+           params=lambda d, s: {"name": d.draw(st.sampled_from(sorted(_PRODUCTS))),
+                                "dtype": d.draw(st.sampled_from(["int64", "float16", "float64", "int32", "bool"]))},
+           covers=(), differentiable=False, int_ok=True),
+]

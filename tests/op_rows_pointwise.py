@@ -226,3 +226,12 @@ ROWS: list[OpInfo] = [
     OpInfo("bitwise_float_errors", lambda lib, x, y: x & y, broadcast_pair(), covers=(), differentiable=False),
     OpInfo("invert_float_error", lambda lib, x: ~x, covers=(), differentiable=False),
 ]
+
+
+ROWS += [
+    OpInfo("logit", lambda lib, x: lib.logit(x), covers=("LogitBackward0", "WhereBackward0"), domain=(0.05, 0.95),
+           int_ok=True),
+    OpInfo("logit_outside", lambda lib, x: x.logit(), covers=("LogitBackward0",), domain=(-0.5, 1.5), gradcheck=False),
+    OpInfo("logit_eps", lambda lib, x, eps: x.logit(eps), covers=("LogitBackward0",), domain=(-0.2, 1.2),
+           params=lambda d, s: {"eps": d.draw(st.sampled_from([0.0, 0.1, 0.25, -1.0]))}, gradcheck=False),
+]

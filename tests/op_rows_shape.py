@@ -332,3 +332,108 @@ ROWS: list[OpInfo] = [
     OpInfo("inplace_shape_stale", _inplace_shape_stale, one_shape(max_dims=3), params=_inplace_shape_args,
            covers=(), differentiable=False),
 ]
+
+
+# ---- select / unfold / diff / broadcast_tensors / type_as
+def _select_params(data, shapes):
+    nd = len(shapes[0])
+    dim = data.draw(st.integers(-nd - 1, nd) if nd else st.sampled_from([0, -1, 1]))
+    n = shapes[0][dim] if -nd <= dim < nd else 2
+    return {"dim": dim, "index": data.draw(st.integers(-n - 1, n))}  # out-of-range dims/indices: torch's errors
+
+
+def _unfold_params(data, shapes):
+    nd = len(shapes[0])
+    dim = data.draw(st.integers(-nd, nd - 1) if nd else st.sampled_from([0, -1]))
+    n = shapes[0][dim] if nd else 1
+    return {"dim": dim, "size": data.draw(st.integers(-1, n + 1)), "step": data.draw(st.integers(0, 3))}
+
+
+def _diff_params(data, shapes):
+    nd = len(shapes[0])
+    dim = data.draw(st.integers(-nd, nd - 1) if nd else st.sampled_from([0, -1]))
+    return {"n": data.draw(st.integers(-1, 3)), "dim": dim}
+
+
+def _diff_pend(lib, x, y, dim, n, which):
+    kw = {which: y} if which != "both" else {"prepend": y, "append": y * 2}
+    return lib.diff(x, n=n, dim=dim, **kw)
+
+
+@st.composite
+def _pend_shapes(draw):
+    """(input shape, prepend/append shape): equal except along one dim, sometimes not (torch's errors)."""
+    base = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3))
+    d = draw(st.integers(0, len(base) - 1))
+    other = list(base)
+    other[d] = draw(st.integers(0, 2))
+    if draw(st.integers(0, 9)) == 0:  # a mismatch elsewhere: torch's error
+        other = other + [1] if draw(st.booleans()) else [k + 1 for k in other]
+    return (base, tuple(other))
+
+
+def _pend_params(data, shapes):
+    base, other = shapes
+    differ = [k for k in range(min(len(base), len(other))) if base[k] != other[k]]
+    d = differ[0] if len(differ) == 1 else data.draw(st.integers(0, len(base) - 1))
+    return {"dim": data.draw(st.sampled_from([d, d - len(base)])), "n": data.draw(st.integers(0, 2)),
+            "which": data.draw(st.sampled_from(["prepend", "append", "both"]))}
+
+
+ROWS += [
+    OpInfo("select", lambda lib, x, dim, index: lib.select(x, dim, index), params=_select_params,
+           covers=("SelectBackward0",)),
+    OpInfo("select_method", lambda lib, x: x.select(-1, 0) * 2, one_shape(min_dims=1, min_side=1),
+           covers=("SelectBackward0", "MulBackward0")),
+    OpInfo("tensor_unfold", lambda lib, x, dim, size, step: x.unfold(dim, size, step), params=_unfold_params,
+           covers=("UnfoldBackward0", "UnfoldBackwardBackward0")),
+    OpInfo("tensor_unfold_square", lambda lib, x: x.unfold(0, 2, 1) ** 2, one_shape(min_dims=1, min_side=2),
+           covers=("UnfoldBackward0", "UnfoldBackwardBackward0", "PowBackward0")),
+    OpInfo("diff", lambda lib, x, n, dim: lib.diff(x, n, dim), params=_diff_params,
+           covers=("SubBackward0", "SliceBackward0", "CopyBackwards"), int_ok=True),
+    OpInfo("diff_pend", lambda lib, x, y, dim, n, which: _diff_pend(lib, x, y, dim, n, which), _pend_shapes(),
+           params=_pend_params,
+           covers=("SubBackward0", "CatBackward0", "SliceBackward0", "CopyBackwards")),
+    OpInfo("broadcast_tensors", lambda lib, x, y: lib.stack(lib.broadcast_tensors(x, y * 3)),
+           hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=3).map(
+               lambda b: tuple(b.input_shapes)),
+           covers=("ExpandBackward0", "StackBackward0", "MulBackward0")),
+    OpInfo("broadcast_tensors_bad", lambda lib, x, y: lib.broadcast_tensors(x, y)[0],
+           fixed((2, 3), (3, 2)), covers=()),
+    OpInfo("type_as", lambda lib, x: x.type_as(lib.ones(1, dtype=lib.float64)) * 2, covers=("ToCopyBackward0",)),
+    OpInfo("type_as_int", lambda lib, x: x.type_as(lib.ones(1, dtype=lib.int64)), covers=(), differentiable=False,
+           int_ok=True),
+]
+
+
+def _range_params(data, shapes):
+    start = data.draw(st.sampled_from([0, 1, -2, 0.5, 3]))
+    end = data.draw(st.sampled_from([0, 4, 1.75, -1, 3]))
+    dtype = data.draw(st.sampled_from([None, "float64", "int64"]))
+    # torch's int64 range divides by the step truncated to an integer: a fractional or zero step kills the process
+    step = data.draw(st.sampled_from([1, -1, 2] if dtype == "int64" else [1, 0.25, -1, 0.1, 0, 2]))
+    return {"start": start, "end": end, "step": step, "dtype": dtype}
+
+
+ROWS += [
+    OpInfo("torch_range", lambda lib, x, start, end, step, dtype: lib.range(
+        start, end, step, dtype=None if dtype is None else getattr(lib, dtype)), fixed(()), params=_range_params,
+        covers=(), differentiable=False),
+]
+
+
+_SEQ_FNS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack")
+
+
+def _seq_arg(lib, x, y, name, kind):
+    arg = {"tensor": x, "tuple": (x, y), "list": [x, y], "int": 3, "none": None, "mixed": [x, 2.5], "gen": iter([x])}
+    return getattr(lib, name)(arg[kind])
+
+
+ROWS += [
+    OpInfo("tensor_sequence_args", _seq_arg, fixed((2,), (2,)),
+           params=lambda d, s: {"name": d.draw(st.sampled_from(_SEQ_FNS)),
+                                "kind": d.draw(st.sampled_from(["tensor", "tuple", "list", "int", "none", "mixed",
+                                                                 "gen"]))},
+           covers=("CatBackward0", "StackBackward0", "ViewBackward0", "UnsqueezeBackward0"), gradcheck=False),
+]

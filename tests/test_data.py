@@ -181,3 +181,106 @@ def test_iterable_dataset():
     _same(list(ddata.DataLoader(Stream(), batch_size=3)), list(tdata.DataLoader(TStream(), batch_size=3)))
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         ddata.DataLoader(Stream(), shuffle=True)
+
+
+def test_weighted_random_sampler():
+    weights = [0.1, 0.0, 0.6, 0.3]
+    s = ddata.WeightedRandomSampler(weights, 20000, generator=dyngrad.Generator().manual_seed(0))
+    assert len(s) == 20000 and s.replacement is True
+    assert repr(s.weights.dtype) == repr(tdata.WeightedRandomSampler(weights, 3).weights.dtype)  # float64
+    draws = np.array(list(s))
+    freq = np.bincount(draws, minlength=4) / len(draws)
+    assert freq[1] == 0  # a zero weight is never drawn
+    # frequencies within 5 standard errors of the weights
+    np.testing.assert_allclose(freq, weights, atol=5 * np.sqrt(0.25 / len(draws)))
+    again = list(ddata.WeightedRandomSampler(weights, 20000, generator=dyngrad.Generator().manual_seed(0)))
+    assert again == draws.tolist()
+    assert list(ddata.WeightedRandomSampler(weights, 50, generator=dyngrad.Generator().manual_seed(1))) != \
+        draws[:50].tolist()
+    # without replacement: distinct indices, positive weights before the zero one
+    for seed in range(20):
+        got = list(ddata.WeightedRandomSampler(weights, 4, replacement=False,
+                                               generator=dyngrad.Generator().manual_seed(seed)))
+        assert sorted(got) == [0, 1, 2, 3] and got[-1] == 1
+    # without replacement the heaviest weight comes first most often
+    firsts = [next(iter(ddata.WeightedRandomSampler(weights, 1, replacement=False,
+                                                    generator=dyngrad.Generator().manual_seed(s))))
+              for s in range(400)]
+    assert abs(firsts.count(2) / 400 - 0.6) < 0.1
+    # the default stream: manual_seed makes it reproducible
+    dyngrad.manual_seed(5)
+    a = list(ddata.WeightedRandomSampler(weights, 30))
+    dyngrad.manual_seed(5)
+    assert list(ddata.WeightedRandomSampler(weights, 30)) == a
+    # in a DataLoader
+    ds = ddata.TensorDataset(dyngrad.arange(4))
+    batches = list(ddata.DataLoader(ds, batch_size=8, sampler=ddata.WeightedRandomSampler(weights, 20)))
+    assert [len(b[0]) for b in batches] == [8, 8, 4] and 1 not in sum((b[0].tolist() for b in batches), [])
+
+
+@pytest.mark.parametrize("args", [
+    ([1.0, 2.0], 0), ([1.0, 2.0], 2.0), ([1.0, 2.0], True), ([1.0, 2.0], 2, 1), ([[1.0, 2.0]], 2),
+])
+def test_weighted_random_sampler_errors(args):
+    with pytest.raises(ValueError) as te:
+        tdata.WeightedRandomSampler(*args)
+    with pytest.raises(ValueError) as de:
+        ddata.WeightedRandomSampler(*args)
+    assert str(de.value) == str(te.value)
+
+
+def test_weighted_random_sampler_iteration_errors():
+    for mod in (tdata, ddata):
+        s = mod.WeightedRandomSampler([1.0, 2.0], 3, replacement=False)
+        with pytest.raises(RuntimeError, match=r"cannot sample n_sample > prob_dist.size\(-1\) samples without"):
+            list(s)
+
+
+def test_chain_dataset_and_worker_info():
+    def streams(mod):
+        class Stream(mod.IterableDataset):
+            def __init__(self, lo, hi):
+                self.lo, self.hi = lo, hi
+
+            def __iter__(self):
+                return iter(range(self.lo, self.hi))
+
+            def __len__(self):
+                return self.hi - self.lo
+
+        return Stream
+
+    out = []
+    for mod in (tdata, ddata):
+        stream = streams(mod)
+        chain = mod.ChainDataset([stream(0, 3), stream(10, 12)])
+        added = stream(0, 2) + stream(5, 6)
+        loader = mod.DataLoader(chain, batch_size=2)
+        out.append((list(chain), len(chain), type(added).__name__, list(added), list(loader), len(loader)))
+        bad = mod.ChainDataset([stream(0, 1), [1, 2]])
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            list(bad)
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            len(bad)
+        assert mod.get_worker_info() is None
+    (t_items, t_len, t_type, t_added, t_batches, t_nb), (d_items, d_len, d_type, d_added, d_batches, d_nb) = out
+    assert (d_items, d_len, d_type, d_added, d_nb) == (t_items, t_len, t_type, t_added, t_nb)
+    _same(d_batches, t_batches)
+
+
+def test_iterable_dataset_loader_options():
+    def stream(mod):
+        class Stream(mod.IterableDataset):
+            def __iter__(self):
+                return iter([{"x": float(i), "y": (i, i * 2)} for i in range(5)])
+
+            def __len__(self):
+                return 5
+
+        return Stream()
+
+    for kwargs in (dict(batch_size=2), dict(batch_size=2, drop_last=True), dict(batch_size=None)):
+        t = tdata.DataLoader(stream(tdata), **kwargs)
+        d = ddata.DataLoader(stream(ddata), **kwargs)
+        assert len(d) == len(t), kwargs
+        _same(list(d), list(t))

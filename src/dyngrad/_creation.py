@@ -748,3 +748,15 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
+    def get_state(self) -> Tensor:
+        """This generator's state as a uint8 tensor (dyngrad's format; see random_ops.get_rng_state)."""
+        from ._ops.random_ops import get_rng_state
+
+        return get_rng_state(self._rng)
+
+    def set_state(self, new_state) -> Generator:
+        from ._ops.random_ops import set_rng_state
+
+        set_rng_state(new_state, self._rng)
+        return self
+

@@ -172,9 +172,44 @@ def _normalise_key(key, shape):
             dim += 1
     if advanced:
         name = IndexBackward0
+        if consumed <= len(shape) and any(isinstance(k, xp.ndarray) and k.dtype.kind == "b" and k.ndim for k in items):
+            _check_masks(items, shape, consumed)
     elif name is None:
         name = AliasBackward0
     return tuple(items), advanced, name
+
+
+def _check_masks(items, shape, consumed: int) -> None:
+    """torch's IndexError for a bool mask whose shape differs from the dims it indexes.
+
+    torch compares against the tensor as the basic part of the key leaves it (ints remove their dim,
+    None adds one, slices shorten theirs), so the message names that shape and the mismatching positions.
+    """
+    sizes = list(shape)
+    pos = 0
+    for k in items:
+        if k is None or isinstance(k, bool):
+            sizes.insert(pos, 1)
+            pos += 1
+        elif k is Ellipsis:
+            pos += max(len(shape) - consumed, 0)
+        elif isinstance(k, slice):
+            if pos < len(sizes):
+                sizes[pos] = len(range(*k.indices(sizes[pos])))
+            pos += 1
+        elif isinstance(k, xp.ndarray):
+            if k.dtype.kind == "b":
+                for j, n in enumerate(k.shape):
+                    if pos + j < len(sizes) and n != sizes[pos + j]:
+                        raise IndexError(
+                            f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does not match the "
+                            f"shape of the indexed tensor [{', '.join(map(str, sizes))}] at index {pos + j}"
+                        )
+                pos += k.ndim
+            else:
+                pos += 1
+        elif pos < len(sizes):  # an int: its dim goes
+            del sizes[pos]
 
 
 def getitem(a: Tensor, key) -> Tensor:

@@ -2098,6 +2098,57 @@ def _pw_tensor_methods():
     return methods
 
 
+# ------------------------------------------------------------------ logit
+@register
+class LogitBackward0(Op):
+    """logit(input, eps=None) = log(z / (1 - z)), z = input clamped to [eps, 1 - eps] (eps >= 0 only).
+
+    Float/complex in, integers promote to the default float. Backward (derivatives.yaml:
+    infinitely_differentiable_logit_backward): grad / (x (1 - x)) where eps <= x <= 1 - eps and 0 elsewhere;
+    without eps, grad / (x (1 - x)) inside [0, 1] (inf at 0 and 1) and NaN outside. A negative eps does not
+    clamp the forward but does bound the gradient to [eps, 1 - eps], as torch's.
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, eps):
+        z = a if eps is None or eps < 0 else xp.clip(a, eps, 1 - eps)
+        return xp.log(z / (1 - z))
+
+    def backward(self, g):
+        (x,) = self.saved()
+        eps = self._params[0]
+        # torch's formula takes a given eps literally here, a negative one too (whose forward does not clamp)
+        lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+        inside = (x >= lo).logical_and(x <= hi)
+        if eps is not None:
+            return (where_(inside, g / (x * (1 - x)), 0.0),)
+        # torch's NaN outside [0, 1], written as a constant factor (1 inside, NaN outside) of a formula linear
+        # in g: forward AD derives its tangent from it (Note [Tangents from the backward formulas]) and so gets
+        # torch's NaN there, where a NaN branch of the where would be lost
+        nan_outside = wrap(xp.where(inside._data, 1.0, xp.nan).astype(x._data.dtype))
+        return (where_(inside, g / (x * (1 - x)), g) * nan_outside,)
+
+    def backward_arrays(self, g):
+        """Under a plain backward torch runs its logit_backward kernel instead, which treats a negative eps
+        as no eps (NaN outside [0, 1]); this path is the same choice (Note [Backward on arrays])."""
+        (x,) = self.saved()
+        x = x._data
+        eps = self._params[0]
+        if eps is None or eps < 0:
+            lo, hi, outside = 0.0, 1.0, xp.nan
+        else:
+            lo, hi, outside = eps, 1.0 - eps, 0.0
+        out = xp.where((x >= lo) & (x <= hi), g / (x * (1 - x)), xp.asarray(outside, dtype=x.dtype))
+        return (wrap(out.astype(x.dtype, copy=False)),)
+
+
+def logit(input: Tensor, eps=None) -> Tensor:  # noqa: A002 - torch's name
+    """torch.logit(input, eps=None) (LogitBackward0)."""
+    return apply(LogitBackward0, (input,), (eps,), _float_input(input))
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
@@ -2113,6 +2164,7 @@ EXPORTS: dict = dict(
     threshold=threshold, threshold_=threshold_,
 )
 TENSOR_METHODS: dict = _pw_tensor_methods()
+EXPORTS["logit"] = TENSOR_METHODS["logit"] = logit
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = dict(  # dyngrad.nn.functional.<name>
     relu=relu_functional, relu_=relu_, sigmoid=sigmoid, tanh=tanh, logsigmoid=logsigmoid, softplus=softplus,

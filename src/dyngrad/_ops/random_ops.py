@@ -3,10 +3,541 @@
 Values come from dyngrad's NumPy generator (``dyngrad.manual_seed``): reproducible, but not the
 numbers torch draws for the same seed. Sampling is not differentiable; the in-place fills are
 in-place ops with torch's version-counter and leaf checks.
+
+Each fill is an op named as torch's node for it (``UniformBackward0`` ...): its forward returns
+the values drawn beforehand (a parameter), and its gradient is zero, as derivatives.yaml says for
+every sampling op (``self: zeros_like(grad)``), so a filled tensor in a graph sends nothing back.
 """
 
 from __future__ import annotations
 
+import operator
+
+from .. import _backend
+from .._backend import xp
+from .._creation import _normal, _rng, _uniform
+from .._dtype import from_numpy as _dtype_from_numpy
+from .._dtype import scalar_type_name
+from .._tensor import Tensor, _tp_name, wrap
+from .inplace import inplace
+from .registry import Op, apply, register
+
+
+class _Fill(Op):
+    """Base of the in-place random fills: forward returns the drawn ``values``; the gradient is zero."""
+
+    @staticmethod
+    def forward(a, values):
+        return values
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+@register
+class UniformBackward0(_Fill):
+    """uniform_(from, to)."""
+
+
+@register
+class NormalBackward0(_Fill):
+    """normal_(mean, std)."""
+
+
+@register
+class BernoulliBackward2(_Fill):
+    """bernoulli_(float p)."""
+
+
+@register
+class BernoulliBackward1(Op):
+    """bernoulli_(Tensor p): zero gradients for self and p (derivatives.yaml: bernoulli_.Tensor)."""
+
+    @staticmethod
+    def forward(a, p, values, p_shape, p_dtype):
+        return values
+
+    def backward(self, g):
+        from .reduction import sum_to
+
+        gp = None
+        if self.needs_input_grad(1):
+            p_shape, p_dtype = self._params[1], self._params[2]
+            gp = sum_to(g * 0, p_shape).to(_dtype_from_numpy(p_dtype))
+        return (g * 0 if self.needs_input_grad(0) else None, gp)
+
+
+@register
+class RandomBackward0(_Fill):
+    """random_(from, to)."""
+
+
+@register
+class RandomBackward1(_Fill):
+    """random_(to)."""
+
+
+@register
+class RandomBackward2(_Fill):
+    """random_()."""
+
+
+@register
+class ExponentialBackward0(_Fill):
+    """exponential_(lambd)."""
+
+
+@register
+class GeometricBackward0(_Fill):
+    """geometric_(p)."""
+
+
+@register
+class CauchyBackward0(_Fill):
+    """cauchy_(median, sigma)."""
+
+
+@register
+class LogNormalBackward0(_Fill):
+    """log_normal_(mean, std)."""
+
+
+def _fill(t: Tensor, op, values) -> Tensor:
+    """Write ``values`` (an array of t's shape and dtype) into ``t`` as the in-place op ``op``.
+
+    ``inplace`` gives torch's in-place behaviour: the leaf checks in grad mode, the version bump,
+    the history rebased onto ``op`` when ``t`` is part of a graph, and ``t`` returned.
+    """
+    return inplace(t, lambda a: apply(op, (a,), (values,)))
+
+
+def _shape_dtype(t: Tensor):
+    return t._data.shape, t._data.dtype
+
+
+def _cast(values, npd):
+    return xp.asarray(values).astype(npd, copy=False)
+
+
+def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
+    """uniform_(from=0, to=1): fill with samples of U[from, to). Errors: from > to (RuntimeError), non-float
+    dtype (NotImplementedError), unknown keywords (TypeError)."""
+    for k in kwargs:
+        if k not in ("from", "to"):
+            raise TypeError(f"uniform_() got an unexpected keyword argument '{k}'")
+    for k in ("from", "to")[: len(args)]:
+        if k in kwargs:
+            raise TypeError(f"uniform_() got multiple values for argument '{k}'")
+    values = list(args) + [kwargs.get(k, default) for k, default in (("from", 0), ("to", 1))][len(args):]
+    a, b = values[0], values[1]
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(a)} > to={_num(b)}")
+    shape, npd = _shape_dtype(t)
+    u = _uniform(_rng(generator), shape, npd)
+    return _fill(t, UniformBackward0, _cast(u * (b - a) + a, npd))
+
+
+def _num(x) -> str:
+    """A number as torch's messages print it (C++ ``<<``: 6 significant digits)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def normal_(t: Tensor, mean: float = 0, std: float = 1, *, generator=None) -> Tensor:
+    """Fill with samples of N(mean, std^2). Errors: std < 0, non-float dtype."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    shape, npd = _shape_dtype(t)
+    n = _normal(_rng(generator), shape, npd)
+    return _fill(t, NormalBackward0, _cast(n * std + mean, npd))
+
+
+_P_IN_RANGE = (
+    "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+    "If so, please report an enhancement request to PyTorch.)"
+)
+
+
+def _bernoulli_array(g, p, shape, npd):
+    """0/1 samples of ``npd`` with probabilities ``p`` (a number or an array broadcast to ``shape``)."""
+    return (g.random(shape) < p).astype(npd)
+
+
+def _check_p_tensor(p: Tensor) -> None:
+    if p._data.dtype.kind not in "f":
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(p._data.dtype)}'"
+        )
+    if p._data.size and not ((p._data >= 0) & (p._data <= 1)).all():
+        raise RuntimeError(_P_IN_RANGE)
+
+
+def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 0/1 samples: 1 with probability ``p`` (a float, or a tensor broadcast to t's shape)."""
+    shape, npd = _shape_dtype(t)
+    if isinstance(p, Tensor):
+        try:
+            probs = xp.broadcast_to(p._data, shape)
+        except ValueError:
+            _expand_error(shape, p._data.shape)
+        _check_p_tensor(p)
+        values = _bernoulli_array(_rng(generator), probs, shape, npd)
+        return inplace(t, lambda a, pp: apply(BernoulliBackward1, (a, pp), (values, p._data.shape, p._data.dtype)), p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    return _fill(t, BernoulliBackward2, _bernoulli_array(_rng(generator), p, shape, npd))
+
+
+def _expand_error(target, shape):
+    """torch's expand error (a sampling probability tensor not broadcastable to the result)."""
+    lead = len(target) - len(shape)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, target))}]): the "
+            "number of sizes provided must be greater or equal to the number of dimensions in the tensor"
+        )
+    for i in range(len(shape) - 1, -1, -1):
+        if shape[i] != 1 and shape[i] != target[i + lead]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i + lead]}) must match the existing size ({shape[i]}) at "
+                f"non-singleton dimension {i + lead}.  Target sizes: [{', '.join(map(str, target))}].  "
+                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
+
+
+def _random_bounds(npd):
+    """random_()'s default range [0, hi]: the integers a dtype holds exactly (torch's random_ kernel)."""
+    if npd.kind == "b":
+        return 0, 1
+    if npd.kind == "f":
+        return 0, 2 ** (xp.finfo(npd).nmant + 1)
+    return 0, int(xp.iinfo(npd).max)
+
+
+_CPP_NAMES = {
+    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def random_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
+    """Fill with integers drawn uniformly: ``random_()`` (every integer the dtype holds exactly),
+    ``random_(to)`` ([0, to)) or ``random_(from, to)`` ([from, to); ``to=None``: up to the dtype's maximum)."""
+    names = ("from", "to")
+    params = list(args) + [kwargs[k] for k in names[len(args):] if k in kwargs]
+    shape, npd = _shape_dtype(t)
+    if not params:
+        lo, hi = _random_bounds(npd)
+        op, hi = RandomBackward2, hi + 1
+    elif len(params) == 1 and "from" not in kwargs:
+        lo, hi, op = 0, operator.index(params[0]), RandomBackward1
+    else:
+        lo, hi, op = operator.index(params[0]), params[1], RandomBackward0
+        if hi is None:
+            hi = _random_bounds(npd)[1] + 1
+        else:
+            hi = operator.index(hi)
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    if npd.kind in "iub" and hi - 1 > _random_bounds(npd)[1]:
+        raise RuntimeError(f"to - 1 is out of bounds for {_CPP_NAMES.get(npd.name, npd.name)}")
+    values = _rng(generator).integers(lo, hi, size=shape, dtype=xp.int64 if hi <= 2**63 else object)
+    return _fill(t, op, _cast(values, npd))
+
+
+def _continuous_only(name: str, npd) -> None:
+    if npd.kind != "f":
+        kind = scalar_type_name(npd) if name == "Exponential" else _CPP_NAMES.get(npd.name, npd.name)
+        raise RuntimeError(
+            f"{name} distribution is a continuous probability distribution. dtype must be a floating point but you "
+            f"specified {kind}"
+        )
+
+
+def exponential_(t: Tensor, lambd: float = 1, *, generator=None) -> Tensor:
+    """Fill with samples of Exp(lambd) (density lambd * exp(-lambd x)). Errors: lambd <= 0, non-float dtype."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    shape, npd = _shape_dtype(t)
+    _continuous_only("Exponential", npd)
+    return _fill(t, ExponentialBackward0, _cast(_rng(generator).standard_exponential(shape) / lambd, npd))
+
+
+def geometric_(t: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...). Errors: p not in (0, 1)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    shape, npd = _shape_dtype(t)
+    if npd.kind == "b":
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    return _fill(t, GeometricBackward0, _cast(_rng(generator).geometric(p, size=shape), npd))
+
+
+def cauchy_(t: Tensor, median: float = 0, sigma: float = 1, *, generator=None) -> Tensor:
+    """Fill with samples of Cauchy(median, sigma). Errors: sigma <= 0, non-float dtype."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    shape, npd = _shape_dtype(t)
+    _continuous_only("Cauchy", npd)
+    return _fill(t, CauchyBackward0, _cast(median + sigma * _rng(generator).standard_cauchy(shape), npd))
+
+
+def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -> Tensor:
+    """Fill with exp(N(mean, std^2)) samples. Errors: std <= 0, non-float dtype."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    shape, npd = _shape_dtype(t)
+    if npd.kind != "f":
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
+    return _fill(t, LogNormalBackward0, _cast(xp.exp(mean + std * _rng(generator).standard_normal(shape)), npd))
+
+
+# ------------------------------------------------------------------ sampling functions
+class _Sample(Op):
+    """Base of the out-of-place samplers: forward returns the drawn ``values``; every gradient is zero
+    (derivatives.yaml: normal.*, bernoulli: ``zeros_like``)."""
+
+    @staticmethod
+    def forward(*args):
+        return args[-1]
+
+    def backward(self, g):
+        from .reduction import sum_to
+
+        metas = self._params[1]
+        grads = []
+        for i, (shape, npd) in enumerate(metas):
+            if shape is None or not self.needs_input_grad(i):
+                grads.append(None)
+            else:
+                grads.append(sum_to(g * 0, shape).to(_dtype_from_numpy(npd)))
+        return tuple(grads)
+
+
+@register
+class NormalBackward1(_Sample):
+    """normal(Tensor mean, float std)."""
+
+    @staticmethod
+    def forward(mean, values, metas):
+        return values
+
+
+@register
+class NormalBackward2(_Sample):
+    """normal(float mean, Tensor std)."""
+
+    @staticmethod
+    def forward(std, values, metas):
+        return values
+
+
+@register
+class NormalBackward3(_Sample):
+    """normal(Tensor mean, Tensor std)."""
+
+    @staticmethod
+    def forward(mean, std, values, metas):
+        return values
+
+
+@register
+class BernoulliBackward0(_Sample):
+    """bernoulli(Tensor input)."""
+
+    @staticmethod
+    def forward(a, values, metas):
+        return values
+
+
+class NotImplemented(Op):  # noqa: A001 - torch's node name
+    """The node torch records for an op with no derivative formula (bernoulli(input, p), bincount with
+    weights): its backward refuses to run. Params: (result array, aten op name).
+
+    Not in the registry (it has no gradient to compare); tests/test_random_ops.py checks it.
+    """
+
+    @staticmethod
+    def forward(*args):
+        return args[-2]
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for aten::{self._params[-1]} is not implemented")
+
+
+_NORMAL_SIGNATURES = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n"
+)
+
+
+def _meta(t: Tensor):
+    return (t._data.shape, t._data.dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """torch.normal's four overloads: (Tensor, Tensor) broadcast, (Tensor, float), (float, Tensor), and
+    (float, float, size). The result has the mean tensor's dtype (else std's); errors as torch's."""
+    g = _rng(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            got = ", ".join(_tp_name(v) for v in (mean, std))
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                            f"{_NORMAL_SIGNATURES}")
+        from .._creation import _finish, _float_dtype, _size
+
+        shape = _size((size,), "normal") if not isinstance(size, int) else (size,)
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+        npd = _float_dtype(dtype)
+        return _finish(_cast(_normal(g, shape, npd) * std + mean, npd), requires_grad)
+    if mt and st:
+        npd = mean._data.dtype
+        try:
+            shape = xp.broadcast_shapes(mean._data.shape, std._data.shape)
+        except ValueError:
+            from .broadcast import broadcast_shape
+
+            broadcast_shape(mean._data.shape, std._data.shape)
+            raise
+        if std._data.dtype.kind not in "f" or npd.kind not in "f":
+            bad = npd if npd.kind not in "f" else std._data.dtype
+            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(bad)}'")
+        if std._data.size and (std._data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        values = _cast(_normal(g, shape, npd) * std._data + mean._data, npd)
+        return apply(NormalBackward3, (mean, std), (values, (_meta(mean), _meta(std))))
+    if mt:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+        npd = mean._data.dtype
+        if npd.kind != "f":
+            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
+        values = _cast(_normal(g, mean._data.shape, npd) * std + mean._data, npd)
+        return apply(NormalBackward1, (mean,), (values, (_meta(mean),)))
+    npd = std._data.dtype
+    if npd.kind != "f":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
+    if std._data.size and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    values = _cast(_normal(g, std._data.shape, npd) * std._data + mean, npd)
+    return apply(NormalBackward2, (std,), (values, (_meta(std),)))
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # noqa: A002 - torch's name
+    """0/1 samples shaped and typed like ``input``: 1 with probability ``input`` (or the float ``p``).
+
+    Errors: probabilities outside [0, 1] (RuntimeError), an integer probability tensor (NotImplementedError).
+    """
+    g = _rng(generator)
+    shape, npd = _shape_dtype(input)
+    if p is not None and not isinstance(p, Tensor):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        return apply(NotImplemented, (input,), (_bernoulli_array(g, p, shape, npd), "bernoulli"))
+    _check_p_tensor(input)
+    values = _bernoulli_array(g, input._data, shape, npd)
+    return apply(BernoulliBackward0, (input,), (values, (_meta(input),)))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,  # noqa: A002
+                out=None) -> Tensor:
+    """Category indices (int64) drawn from each row of non-negative weights ``input`` (1-D or 2-D).
+
+    Without replacement each row's draws are distinct; categories of weight 0 come only after every
+    positive one is drawn (as torch's exponential-race sampling). Errors: torch's texts for a non-float
+    input, a bad dim, num_samples <= 0 or too many without replacement, and invalid weights.
+    """
+    w = input._data
+    if w.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {scalar_type_name(w.dtype)}")
+    if w.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    n = operator.index(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = w.shape[-1]
+    if not replacement and n > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = w.reshape(-1, k).astype(xp.float64)
+    if rows.size and not (xp.isfinite(rows).all() and (rows >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    sums = rows.sum(axis=1)
+    if rows.shape[0] and (sums <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    g = _rng(generator)
+    if replacement:
+        cdf = xp.cumsum(rows / sums[:, None], axis=1)
+        u = g.random((rows.shape[0], n))
+        idx = xp.stack([xp.searchsorted(c, r, side="right") for c, r in zip(cdf, u)]) if rows.shape[0] else \
+            xp.zeros((0, n), dtype=xp.int64)
+        idx = xp.minimum(idx, k - 1)  # u close to 1 past a rounded-down last cdf entry
+    else:
+        # the exponential race: category i wins in the order of E_i / w_i (E_i ~ Exp(1)), which draws
+        # without replacement in proportion to the weights; weight 0 never beats a positive one
+        keys = rows / g.standard_exponential(rows.shape)
+        idx = xp.argsort(-keys, axis=1, kind="stable")[:, :n]
+    idx = idx.astype(xp.int64).reshape(w.shape[:-1] + (n,))
+    return wrap(idx)
+
+
+# ------------------------------------------------------------------ the random state
+# Note [RNG state as bytes]
+# torch's get_rng_state is the CPU generator's state as a ByteTensor (5056 bytes for its Mersenne
+# twister). dyngrad's stream is a NumPy PCG64, whose state is two 128-bit integers and a buffered
+# 32-bit value: 16 + 16 + 1 + 4 = 37 bytes, little-endian, in a uint8 tensor. Its size differs from
+# torch's, but it round-trips through set_rng_state as torch's does.
+_STATE_SIZE = 37
+
+
+def _state_bytes(state: dict) -> bytes:
+    s = state["state"]
+    return (
+        int(s["state"]).to_bytes(16, "little") + int(s["inc"]).to_bytes(16, "little")
+        + bytes([int(state["has_uint32"])]) + int(state["uinteger"]).to_bytes(4, "little")
+    )
+
+
+def get_rng_state(generator=None) -> Tensor:
+    """The state of ``generator`` (a NumPy Generator; the default one when None) as a uint8
+    tensor (see Note [RNG state as bytes])."""
+    gen = generator if generator is not None else _backend.generator()
+    raw = _state_bytes(gen.bit_generator.state)
+    return wrap(xp.frombuffer(raw, dtype=xp.uint8).copy())
+
+
+def set_rng_state(new_state, generator=None) -> None:
+    """Restore a state from get_rng_state. Errors: not a tensor / not uint8 (TypeError), wrong size."""
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {_tp_name(new_state)}")
+    arr = new_state._data
+    if arr.dtype != xp.uint8:
+        raise TypeError("RNG state must be a torch.ByteTensor")
+    if arr.size != _STATE_SIZE:
+        raise RuntimeError(
+            f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG state size to be {arr.size}"
+        )
+    raw = arr.reshape(-1).tobytes()
+    gen = generator if generator is not None else _backend.generator()
+    state = gen.bit_generator.state
+    state["state"] = {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")}
+    state["has_uint32"] = raw[32]
+    state["uinteger"] = int.from_bytes(raw[33:37], "little")
+    gen.bit_generator.state = state
+
+
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor.
-EXPORTS: dict = {}
-TENSOR_METHODS: dict = {}
+EXPORTS: dict = {
+    "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
+    "get_rng_state": get_rng_state, "set_rng_state": set_rng_state,
+}
+TENSOR_METHODS: dict = {
+    "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "random_": random_,
+    "exponential_": exponential_, "geometric_": geometric_, "cauchy_": cauchy_, "log_normal_": log_normal_,
+    "bernoulli": bernoulli, "multinomial": multinomial,
+}

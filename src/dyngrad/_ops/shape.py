@@ -546,13 +546,27 @@ class StackBackward0(Op):
         return unbind(g, self._params[0])
 
 
+def _tensor_seq(name: str, tensors) -> tuple:
+    """The ``tensors`` argument of cat/stack and kin as a tuple, with torch's TypeErrors for anything but a
+    list or tuple of Tensors (``torch.cat(x)`` of one tensor included)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tuple(tensors)
+
+
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim (torch.stack).
 
     Raises:
-        RuntimeError: an empty list, or tensors of different shapes (torch's messages).
+        TypeError: ``tensors`` not a list or tuple of Tensors; RuntimeError: an empty list, or tensors of
+        different shapes (torch's messages).
     """
-    tensors = tuple(tensors)
+    tensors = _tensor_seq("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape0 = tensors[0]._data.shape
@@ -758,20 +772,16 @@ class CatBackward0(Op):
         return tuple(grads)
 
 
-def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+def cat(tensors, dim: int = 0, *, out=None, _name: str = "cat") -> Tensor:
     """Join tensors along an existing dim (torch.cat). Legacy 1-D empty tensors are skipped as in torch.
 
     Raises:
-        ValueError: an empty list; RuntimeError: mismatched sizes (torch's messages).
+        TypeError: ``tensors`` not a list or tuple of Tensors; ValueError: an empty list; RuntimeError:
+        mismatched sizes (torch's messages).
     """
-    tensors = tuple(tensors)
+    tensors = _tensor_seq(_name, tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
-            )
     ref = next((t for t in tensors if t._data.shape != (0,)), tensors[0])
     nd = ref._data.ndim
     if nd == 0:
@@ -808,27 +818,33 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     return apply(CatBackward0, tensors, (d, sizes, shapes), arrays)
 
 
-concat = concatenate = cat
+def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    return cat(tensors, dim, _name="concat")
 
 
-def hstack(tensors) -> Tensor:
-    tensors = [atleast_1d(t) for t in tensors]
+def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
+    return cat(tensors, dim, _name="concatenate")
+
+
+def hstack(tensors, *, _name: str = "hstack") -> Tensor:
+    tensors = [atleast_1d(t) for t in _tensor_seq(_name, tensors)]
     return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
 
 
-def vstack(tensors) -> Tensor:
-    return cat([atleast_2d(t) for t in tensors], 0)
+def vstack(tensors, *, _name: str = "vstack") -> Tensor:
+    return cat([atleast_2d(t) for t in _tensor_seq(_name, tensors)], 0)
 
 
-row_stack = vstack
+def row_stack(tensors) -> Tensor:
+    return vstack(tensors, _name="row_stack")
 
 
 def dstack(tensors) -> Tensor:
-    return cat([atleast_3d(t) for t in tensors], 2)
+    return cat([atleast_3d(t) for t in _tensor_seq("dstack", tensors)], 2)
 
 
 def column_stack(tensors) -> Tensor:
-    ts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in tensors]
+    ts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in _tensor_seq("column_stack", tensors)]
     return hstack(ts)
 
 
@@ -1386,6 +1402,207 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # no
     return apply(op, (input,), (key, shape))
 
 
+# ------------------------------------------------------- select / unfold / diff
+def select(a: Tensor, dim: int, index) -> Tensor:
+    """select(dim, index): the slice at ``index`` along ``dim``, without that dim (a view; SelectBackward0).
+
+    Raises IndexError for a 0-d input, a dim out of range or an index out of range (torch's texts).
+    """
+    nd = a._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, nd)
+    if isinstance(index, Tensor):
+        index = int(index.item())
+    n = a._data.shape[d]
+    if not -n <= index < n:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {_shape_str(a._data.shape)} at dimension {d}"
+        )
+    from .indexing import SelectBackward0
+
+    key = (slice(None),) * d + (index,)
+    return _mark_view(apply(SelectBackward0, (a,), (key, a._data.shape, False)), a)
+
+
+def _unfold_array(a, d: int, size: int, step: int):
+    """The windows of ``a`` along ``d`` as a strided view: dim ``d`` counts the windows, a new last dim walks one."""
+    if a.ndim == 0:  # torch: a 0-d input gives shape (size,), size being 0 or 1
+        return a.reshape(1)[:size]
+    count = (a.shape[d] - size) // step + 1
+    shape = a.shape[:d] + (count,) + a.shape[d + 1 :] + (size,)
+    strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1 :] + (a.strides[d],)
+    # writable only where windows do not overlap (overlapping elements refuse in-place writes)
+    return xp.lib.stride_tricks.as_strided(a, shape, strides, writeable=bool(a.flags.writeable and step >= size))
+
+
+@register
+class UnfoldBackward0(Op):
+    """unfold(dim, size, step): sliding windows (a view). Backward: each window's gradient is added back
+    at the positions it covers (derivatives.yaml: unfold_backward, recorded as UnfoldBackwardBackward0)."""
+
+    @staticmethod
+    def forward(a, d, size, step, in_shape):
+        return _unfold_array(a, d, size, step)
+
+    def backward(self, g):
+        d, size, step, shape = self._params
+        return (apply(UnfoldBackwardBackward0, (g,), (shape, d, size, step)),)
+
+
+@register
+class UnfoldBackwardBackward0(Op):
+    """unfold's backward as an op (windows summed back onto zeros of the input's shape); linear, and its own
+    backward is unfold of the gradient."""
+
+    @staticmethod
+    def forward(g, shape, d, size, step):
+        out = xp.zeros(shape, dtype=g.dtype)
+        if not shape:  # a 0-d input: its one window (of size 0 or 1)
+            out[()] = g.sum()
+            return out
+        count = g.shape[d]
+        # window j, element k sits at position j*step + k along d
+        for k in range(size):
+            src = xp.take(g, k, axis=g.ndim - 1)
+            sl = [slice(None)] * len(shape)
+            sl[d] = slice(k, k + (count - 1) * step + 1, step) if count else slice(0, 0)
+            out[tuple(sl)] += src
+        return out
+
+    def backward(self, gg):
+        shape, d, size, step = self._params
+        return (_unfold(gg, d, size, step),)
+
+
+def _unfold(a: Tensor, d: int, size: int, step: int) -> Tensor:
+    return apply(UnfoldBackward0, (a,), (d, size, step, a._data.shape))
+
+
+def unfold(a: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Tensor.unfold(dimension, size, step): every window of ``size`` elements along ``dimension``, ``step``
+    apart; that dim becomes the window count and a last dim of ``size`` is added (a view; UnfoldBackward0).
+
+    Raises IndexError (dim out of range) and RuntimeError (window larger than the dim, step <= 0, size < 0).
+    """
+    nd = a._data.ndim
+    d = _wrap_dim(dimension, nd)
+    n = a._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return _mark_view(_unfold(a, d, size, step), a)
+
+
+def diff(a: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+    """The n-th forward difference along ``dim`` (torch.diff), with ``prepend``/``append`` joined first.
+
+    A composite, as torch's: slices and a subtraction per order (SliceBackward0, SubBackward0); bool
+    inputs use logical_xor. Raises torch's errors for a 0-d input, n < 0 and mismatched prepend/append.
+    """
+    if a._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, a._data.ndim)
+    parts = []
+    for name, extra in (("prepend", prepend), ("append", append)):
+        if extra is None:
+            continue
+        if not isinstance(extra, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
+        if extra._data.ndim != a._data.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for k in range(a._data.ndim):
+            if k != d and extra._data.shape[k] != a._data.shape[k]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of input except along the "
+                    f"differencing dimension; input.size({k}) = {a._data.shape[k]}, but got tensor.size({k}) = "
+                    f"{extra._data.shape[k]}"
+                )
+    if n == 0:  # torch returns a copy of the input alone (made by copy_: CopyBackwards), prepend/append unused
+        from .._creation import empty_like
+
+        return empty_like(a).copy_(a)
+    if prepend is not None or append is not None:
+        parts = ([prepend] if prepend is not None else []) + [a] + ([append] if append is not None else [])
+        a = cat(parts, d)
+    out = a
+    for _ in range(n):
+        m = out._data.shape[d]
+        if m == 0:
+            break
+        hi, lo = narrow(out, d, 1, m - 1), narrow(out, d, 0, m - 1)
+        if out._data.dtype == xp.bool_:
+            from .comparison import logical_xor
+
+            out = logical_xor(hi, lo)
+        else:
+            out = hi - lo
+    return out
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded to their common broadcast shape (views; ExpandBackward0). A tensor already of
+    that shape is returned itself, as torch does. Raises TypeError for a non-tensor argument and torch's
+    RuntimeError for shapes that do not broadcast."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    from .broadcast import broadcast_shape
+
+    shape = ()
+    for t in tensors:
+        shape = broadcast_shape(shape, t._data.shape)
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+def type_as(a: Tensor, other: Tensor) -> Tensor:
+    """``a`` cast to ``other``'s dtype (``a`` itself when it already has it; else ToCopyBackward0)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return to(a, other.dtype)
+
+
+# ------------------------------------------------------------------ torch.range
+_RANGE_WARNING = (
+    "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent with "
+    "Python's range builtin. Instead, use torch.arange, which produces values in [start, end)."
+)
+
+
+def torch_range(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+                requires_grad: bool = False) -> Tensor:
+    """torch.range (deprecated): ``floor((end - start) / step) + 1`` values from ``start`` to ``end`` inclusive,
+    in the default float dtype unless ``dtype`` is given; warns with torch's UserWarning each call."""
+    import math
+    import warnings
+
+    from .. import _dtype
+    from .._creation import _check_device, _finish
+
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    _check_device(device)
+    npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
+    fstart, fend, fstep = float(start), float(end), float(step)
+    if fstep == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(fstart) and math.isfinite(fend)):
+        raise RuntimeError(f"unsupported range: {fstart:g} -> {fend:g}")
+    if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int(math.floor((fend - fstart) / fstep)) + 1
+    values = fstart + xp.arange(n, dtype=xp.float64) * fstep
+    return _finish(values.astype(npd), requires_grad)
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
@@ -1394,15 +1611,16 @@ EXPORTS: dict = {
     for name in (
         "unflatten movedim broadcast_to tile repeat_interleave cat concat concatenate hstack vstack row_stack dstack "
         "column_stack atleast_1d atleast_2d atleast_3d split chunk tensor_split narrow flip fliplr flipud roll rot90 "
-        "diag diagonal diag_embed triu tril meshgrid expand_as"
+        "diag diagonal diag_embed triu tril meshgrid expand_as select diff broadcast_tensors"
     ).split()
 }
 EXPORTS["moveaxis"] = movedim
+EXPORTS["range"] = torch_range  # (named so that it does not hide the builtin here)
 TENSOR_METHODS: dict = {
     name: globals()[name]
     for name in (
         "unflatten movedim broadcast_to repeat tile repeat_interleave split chunk tensor_split narrow flip fliplr "
-        "flipud roll rot90 diag diagonal diag_embed triu tril"
+        "flipud roll rot90 diag diagonal diag_embed triu tril select unfold diff type_as"
     ).split()
 }
 TENSOR_METHODS["moveaxis"] = movedim

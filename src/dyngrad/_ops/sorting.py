@@ -398,9 +398,124 @@ def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False, return_
     return results[0] if len(results) == 1 else tuple(results)
 
 
+# ------------------------------------------------------------ searchsorted / isin / bincount
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,  # noqa: A002
+                 sorter=None, out=None) -> Tensor:
+    """Insertion indices of ``input`` into ``sorted_sequence`` along its last dim (torch.searchsorted).
+
+    The sequence is 1-D, or its leading dims equal ``input``'s (one search per row). ``right`` /
+    ``side='right'`` gives the index past equal values. int64 result (int32 with ``out_int32``);
+    NaN sorts last. Not differentiable. Raises torch's RuntimeErrors for bad shapes and arguments.
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
+            )
+        right = side == "right"
+    seq = sorted_sequence._data
+    scalar = not isinstance(input, Tensor)
+    vals = xp.asarray(input) if scalar else input._data
+    if seq.ndim == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"
+        )
+    if seq.ndim > 1 and (scalar or seq.shape[:-1] != vals.shape[:-1]):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+            f"tensor and input value tensor must match, but we got boundaries tensor {_shape_list(seq.shape)} and "
+            f"input value tensor {_shape_list(vals.shape)}"
+        )
+    if sorter is not None:
+        sort_idx = sorter._data
+        if sort_idx.shape != seq.shape:
+            raise RuntimeError(
+                "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
+                f"{_shape_list(seq.shape)}and got sorter tensor {_shape_list(sort_idx.shape)}"
+            )
+        seq = xp.take_along_axis(seq, sort_idx.astype(xp.int64), axis=-1)
+    how = "right" if right else "left"
+    if seq.ndim == 1:
+        res = xp.searchsorted(seq, vals, side=how)
+    else:
+        lead = 1
+        for k in seq.shape[:-1]:
+            lead *= k
+        rows = seq.reshape(lead, seq.shape[-1])
+        vrows = vals.reshape(lead, vals.shape[-1])
+        res = xp.stack([xp.searchsorted(r, v, side=how) for r, v in zip(rows, vrows)]).reshape(vals.shape) \
+            if rows.shape[0] else xp.zeros(vals.shape, xp.int64)
+    return wrap(xp.asarray(res, dtype=xp.int32 if out_int32 else xp.int64))
+
+
+_ISIN_SIGNATURES = (
+    " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False, out=None) -> Tensor:
+    """Whether each of ``elements`` is in ``test_elements`` (either may be a number); a bool tensor shaped
+    like ``elements``. Values compare after type promotion; NaN matches nothing. Bool tensors are refused."""
+    et, tt = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not et and not tt:
+        got = ", ".join(type(v).__name__ for v in (elements, test_elements))
+        raise TypeError(f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        f"{_ISIN_SIGNATURES}")
+    e = elements._data if et else xp.asarray(elements)
+    t = test_elements._data if tt else xp.asarray(test_elements)
+    for arr in (e, t):
+        if arr.dtype.kind == "b":
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    from .._dtype import result_type
+
+    npd = result_type(elements._data if et else elements, test_elements._data if tt else test_elements)
+    found = xp.isin(e.astype(npd), t.astype(npd), invert=invert)
+    return wrap(xp.asarray(found, dtype=xp.bool_))
+
+
+def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:  # noqa: A002 - torch's name
+    """Counts of each value 0..max of a 1-D non-negative integer tensor (or sums of ``weights``), at least
+    ``minlength`` long. int64 counts; weights give float64 (float32 weights keep float32). A weights tensor
+    that requires grad gets torch's NotImplemented node (its backward raises)."""
+    a = input._data
+    if a.dtype.kind not in "iu":
+        from .._dtype import scalar_type_name
+
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.ndim != 1 or (a.size and a.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None:
+        w = weights._data
+        if w.ndim != 1 or w.shape[0] != a.shape[0]:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+    if a.size == 0:  # torch: an int64 result, weights or not
+        return wrap(xp.zeros(minlength, dtype=xp.int64))
+    if weights is None:
+        return wrap(xp.bincount(a, minlength=minlength).astype(xp.int64))
+    npd = xp.float32 if w.dtype == xp.float32 else xp.float64
+    res = xp.bincount(a, weights=w.astype(xp.float64), minlength=minlength).astype(npd)
+    if weights._requires_grad:
+        from .random_ops import NotImplemented
+
+        return apply(NotImplemented, (input, weights), (res, "bincount"))
+    return wrap(res)
+
+
 # ------------------------------------------------------------------ registration
 EXPORTS: dict = dict(sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue, median=median,
-                     nanmedian=nanmedian, mode=mode, unique=unique)
+                     nanmedian=nanmedian, mode=mode, unique=unique, searchsorted=searchsorted, isin=isin,
+                     bincount=bincount)
 TENSOR_METHODS: dict = dict(EXPORTS)
+del TENSOR_METHODS["searchsorted"], TENSOR_METHODS["isin"]  # torch has no Tensor methods of these
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>

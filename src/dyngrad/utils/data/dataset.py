@@ -1,4 +1,5 @@
-"""Datasets (torch.utils.data.Dataset, TensorDataset, Subset, ConcatDataset) and random_split."""
+"""Datasets (torch.utils.data.Dataset, IterableDataset, TensorDataset, StackDataset, ConcatDataset,
+ChainDataset, Subset) and random_split."""
 
 from __future__ import annotations
 
@@ -24,6 +25,31 @@ class IterableDataset(Dataset):
 
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after another (lazily: each is checked when reached, as torch)."""
+
+    def __init__(self, datasets) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 class TensorDataset(Dataset):

@@ -1,4 +1,5 @@
-"""Samplers (torch.utils.data.Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, BatchSampler)."""
+"""Samplers (torch.utils.data.Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
+WeightedRandomSampler, BatchSampler)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,44 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (a 1-d sequence, kept as a
+    float64 tensor), with or without replacement: ``multinomial(weights, num_samples, replacement)`` each epoch.
+
+    Errors as torch: ValueError for a non-positive or non-int ``num_samples``, a non-bool ``replacement`` or
+    non-1-d weights; multinomial's RuntimeError on iterating when more samples than categories are asked for
+    without replacement (or the weights are invalid). The draws come from dyngrad's generator (``generator``, or
+    the default stream), so they are reproducible within dyngrad but differ from torch's.
+    """
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None) -> None:
+        from ..._creation import as_tensor
+        from ..._dtype import float64
+
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape {tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        from ..._ops.random_ops import multinomial
+
+        drawn = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from iter(drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

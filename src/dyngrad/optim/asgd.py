@@ -1,0 +1,62 @@
+"""ASGD, averaged SGD (torch.optim.ASGD's single-tensor update).
+
+    t += 1;  g = -grad if maximize else grad;  g += weight_decay * p
+    p *= 1 - lambd * eta;  p -= eta * g
+    ax = p (while mu == 1) | ax + mu * (p - ax)
+    eta = lr / (1 + lambd * lr * t) ** alpha;  mu = 1 / max(1, t - t0)
+
+State per parameter: ``step``, ``eta``, ``mu`` (scalars in the scalar dtype, float32 unless the default
+dtype is float64, so ``eta`` is rounded there even for float64 parameters, as in torch) and ``ax``
+(the running average, the parameter's shape and dtype). After ``load_state_dict`` eta and mu take the
+parameter's dtype (torch's cast), but their updates are still rounded to the default dtype, as torch's.
+"""
+
+from __future__ import annotations
+
+from .._backend import xp
+from .._dtype import get_default_dtype
+from .._tensor import wrap
+from .optimizer import Optimizer, _bump, _scalar_tensor
+
+
+class ASGD(Optimizer):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
+                 maximize=False, differentiable=False, capturable=False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group, params) -> None:
+        lr, lambd, alpha, t0, wd = group["lr"], group["lambd"], group["alpha"], group["t0"], group["weight_decay"]
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state["step"] = _scalar_tensor(0.0)
+                state["eta"] = _scalar_tensor(lr)
+                state["mu"] = _scalar_tensor(1.0)
+                state["ax"] = wrap(xp.zeros_like(p._data))
+            g = self._grad(p, group)
+            step_t, eta_t, mu_t, ax = state["step"], state["eta"], state["mu"], state["ax"]._data
+            step_t._data += 1
+            if wd != 0:
+                g = g + wd * p._data
+            eta = float(eta_t._data)
+            p._data *= 1 - lambd * eta
+            p._data -= eta * g
+            mu = float(mu_t._data)
+            if mu != 1:
+                ax += (p._data - ax) * mu
+            else:
+                ax[...] = p._data
+            step = float(step_t._data)
+            # torch goes through ``as_tensor(python float)``: the new values are rounded to the default dtype
+            # first, even when eta and mu were loaded as float64
+            default = get_default_dtype().np
+            eta_t._data[...] = xp.asarray(lr / (1 + lambd * lr * step) ** alpha, dtype=default)
+            mu_t._data[...] = xp.asarray(1 / max(1, step - t0), dtype=default)
+            for t in (p, step_t, eta_t, mu_t, state["ax"]):
+                _bump(t)
