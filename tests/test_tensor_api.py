@@ -1877,3 +1877,15 @@ def test_utils_checkpoint_is_reachable_without_its_own_import() -> None:
     code = "import dyngrad; print(dyngrad.utils.checkpoint.checkpoint.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "checkpoint"
+
+
+def test_backends_answer_as_a_cpu_only_torch() -> None:
+    def program(lib):
+        b = lib.backends
+        lib.backends.cudnn.benchmark = True  # a common line in training scripts: accepted
+        out = [b.mps.is_available(), b.mps.is_built(), b.cudnn.is_available(), b.cudnn.enabled, b.cudnn.benchmark,
+               b.cudnn.deterministic, b.cuda.is_built(), b.cudnn.version(), b.cuda.matmul.allow_tf32]
+        lib.backends.cudnn.benchmark = False
+        return out
+
+    check(program)
