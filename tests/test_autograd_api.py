@@ -568,3 +568,18 @@ def test_anomaly_warning_text_as_torch() -> None:
         return [error, head, tail.rsplit("\n", 1)[-1]]  # the trace's frames differ; its first and last lines do not
 
     both(program)
+
+
+def test_checkpoint_without_use_reentrant_warns_as_torch() -> None:
+    import importlib
+
+    def program(lib):
+        checkpoint = importlib.import_module(f"{lib.__name__}.utils.checkpoint").checkpoint
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            checkpoint(lambda t: t * 2, x)
+            checkpoint(lambda t: t * 2, x, use_reentrant=False)
+        return [(w.category.__name__, str(w.message)) for w in caught]
+
+    both(program)

@@ -1610,3 +1610,23 @@ def test_functional_activations_match_torch(fn):
         return y, _names(y), g, gg
 
     both(program)
+
+
+@pytest.mark.parametrize(
+    "name", ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+             "kaiming_normal", "orthogonal", "sparse"],
+)
+def test_deprecated_init_aliases_warn_as_torch(name) -> None:
+    import warnings as _w
+
+    shapes = {"dirac": (2, 2, 3), "sparse": (4, 3)}
+    args = {"constant": (0.5,), "sparse": (0.5,)}
+    seen = []
+    for lib in (dyngrad, torch):
+        t = lib.empty(*shapes.get(name, (3, 3)))
+        with _w.catch_warnings(record=True) as caught:
+            _w.simplefilter("always")
+            out = getattr(lib.nn.init, name)(t, *args.get(name, ()))
+        assert out is t
+        seen.append([(w.category.__name__, str(w.message)) for w in caught])
+    assert seen[0] == seen[1]

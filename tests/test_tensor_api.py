@@ -1889,3 +1889,8 @@ def test_backends_answer_as_a_cpu_only_torch() -> None:
         return out
 
     check(program)
+
+
+def test_layout_and_memory_format_queries() -> None:
+    check(lambda T: [repr(T.ones(2).layout), repr(T.strided), T.ones(2, 3).is_contiguous(memory_format=T.contiguous_format),
+                     T.ones(2, 3, 4, 5).is_contiguous(memory_format=T.channels_last)])

@@ -101,7 +101,10 @@ from ._ops.shape import (
     unbind,
     unsqueeze,
 )
-from ._tensor import Size, Tensor, channels_last, channels_last_3d, contiguous_format, device, memory_format, preserve_format
+from ._tensor import (  # noqa: E402
+    Size, Tensor, channels_last, channels_last_3d, contiguous_format, device, layout, memory_format, preserve_format,
+    strided,
+)
 from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode

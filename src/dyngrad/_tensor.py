@@ -149,6 +149,20 @@ class memory_format:
         return f"torch.{self.name}"
 
 
+class layout:
+    """torch's tensor layouts; every dyngrad tensor is dense and strided (``dyngrad.strided``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
@@ -379,7 +393,14 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
-    def is_contiguous(self) -> bool:
+    @property
+    def layout(self):
+        """Always ``dyngrad.strided``: dyngrad has no sparse layouts."""
+        return strided
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is not None and memory_format is not contiguous_format:
+            return False  # dyngrad keeps tensors row-major only (channels_last is never the layout)
         return self._data.flags.c_contiguous
 
     def stride(self, dim: int | None = None):

@@ -209,3 +209,30 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     for col_idx in range(cols):
         values[g.permutation(rows)[:num_zeros], col_idx] = 0
     return _write(tensor, values.astype(tensor._data.dtype))
+
+
+# torch keeps the old names without the trailing underscore as deprecated aliases.
+def _deprecated(new):
+    old = new.__name__[:-1]
+
+    def alias(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated alias of ``{new.__name__}``."
+    return alias
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

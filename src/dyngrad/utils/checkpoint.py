@@ -10,6 +10,8 @@ same mask twice.
 
 from __future__ import annotations
 
+import warnings
+
 from .. import _backend
 from .._tensor import Tensor
 from ..autograd import backward as _backward
@@ -79,6 +81,15 @@ def checkpoint(function, *args, use_reentrant: bool | None = None, preserve_rng_
     """
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch "
+            "2.9, calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is "
+            "recommended, but if you need to preserve the current default behavior, you can pass "
+            "use_reentrant=True. Refer to docs for more details on the differences between the two variants.",
+            UserWarning,
+            stacklevel=2,
+        )
     from .._backend import xp
     from .._tensor import wrap
     from ..autograd.grad_mode import is_grad_enabled
