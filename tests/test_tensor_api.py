@@ -1859,7 +1859,7 @@ def test_in_place_operators_with_foreign_operands(op) -> None:
     check(program)
 
 
-@pytest.mark.parametrize("name", ["add", "sub", "mul"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "matmul"])
 def test_named_ops_with_foreign_operands(name) -> None:
     check(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0]), "a"))
     check(lambda lib: getattr(lib.tensor([1.0, 2.0]), name)(None))

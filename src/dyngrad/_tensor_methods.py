@@ -39,7 +39,7 @@ def as_method(fn, name: str):
 
 RENAMED = frozenset(
     {"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__truediv__", "__pow__", "__mod__", "__floordiv__",
-     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide"}
+     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "matmul"}
 )
 
 

@@ -10,6 +10,8 @@ dA = dC B^T and dB = A^T dC.
 
 from __future__ import annotations
 
+import sys
+
 from .._backend import xp
 from .._tensor import Tensor, wrap
 from .registry import Op, apply, register
@@ -250,7 +252,9 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         RuntimeError: 0-D operands or sizes that cannot be multiplied (torch's messages).
     """
     if not isinstance(b, Tensor) or not isinstance(a, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
+        # x.matmul(b) counts b as argument 1, torch.matmul(x, b) as 2 (Tensor.matmul is a renamed copy)
+        position = 1 if sys._getframe(0).f_code.co_qualname.startswith("Tensor.") else 2
+        raise TypeError(f"matmul(): argument 'other' (position {position}) must be Tensor, not {type(b).__name__}")
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")

@@ -492,7 +492,7 @@ def mul(a, b):
     return apply(MulBackward0, (a, b), (), (x, y))
 
 
-def div(a, b, rounding_mode=None):
+def div(a, b, *, rounding_mode=None):
     """div(input, other, *, rounding_mode=None): true division (DivBackward0), or 'trunc' / 'floor' (DivBackward2)."""
     if rounding_mode is not None:
         return _rounded_div(a, b, rounding_mode)
@@ -2048,10 +2048,6 @@ _INPLACE_BINARY = dict(
 )
 
 
-def _div_method(self, other, *, rounding_mode=None):
-    return div(self, other, rounding_mode=rounding_mode)
-
-
 def _div_(self, other, *, rounding_mode=None):
     from .inplace import direct
     from .inplace import inplace as _inplace
@@ -2083,7 +2079,7 @@ def _pw_tensor_methods():
         minimum=minimum, fmax=fmax, fmin=fmin, floor=floor, ceil=ceil, round=round, trunc=trunc, fix=fix,
         frac=frac, nan_to_num=nan_to_num, xlogy=xlogy, logaddexp=logaddexp, hypot=hypot, copysign=copysign,
         remainder=remainder, fmod=fmod, floor_divide=floor_divide, float_power=float_power,
-        where=_tensor_where, relu=relu, div=_div_method, divide=_div_method,
+        where=_tensor_where, relu=relu, div=div, divide=div,
         __mod__=remainder, __floordiv__=floor_divide,
         __rmod__=_reflected(remainder), __rfloordiv__=_reflected(floor_divide),
     ).items()}
