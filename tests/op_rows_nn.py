@@ -564,3 +564,80 @@ ROWS.append(
     OpInfo("glu", lambda lib, x, dim: F(lib).glu(x, dim), one_shape(min_dims=0, max_dims=3).map(lambda s: (s[0] + (2,),)),
            covers=("GluBackward0",), params=_glu_params)
 )
+
+
+# ---- prelu: weight 0-d, (1,) or (C,) (C = size of dim 1, 1 below 2 dims); now and then a wrong count or rank
+@st.composite
+def _prelu_shapes(draw):
+    x = draw(one_shape(min_dims=0, max_dims=4))[0]
+    c = x[1] if len(x) > 1 else 1
+    w = draw(st.sampled_from([(), (1,), (c,), (c,), (c + 1,), (1, c)]))
+    return (x, w)
+
+
+ROWS += [
+    OpInfo("prelu", lambda lib, x, w: F(lib).prelu(x, w), _prelu_shapes(),
+           covers=("PreluKernelBackward0", "PreluKernelBackwardBackward0", "ViewBackward0")),
+    OpInfo("prelu_ties", lambda lib, x, w: lib.prelu(x, w), _prelu_shapes(),
+           covers=("PreluKernelBackward0", "PreluKernelBackwardBackward0"),
+           ties=True, gradcheck=False),
+    OpInfo("prelu_method_int", lambda lib, x, w: x.prelu(w), fixed((2, 3), (3,)), covers=(), int_ok=True),
+]
+
+
+# ---- instance_norm: batch_norm over the (1, N * C, *) view; one spatial element is torch's ValueError
+def _instance_norm(lib, x, w=None, b=None, eps=1e-5, stats=False):
+    c = x.shape[1] if x.dim() > 1 else 1
+    rm, rv = (x.new_zeros(c), x.new_ones(c)) if stats else (None, None)
+    return F(lib).instance_norm(x, rm, rv, w, b, eps=eps)  # the updated stats: tests/test_nn.py
+
+
+ROWS += [
+    OpInfo("instance_norm", _instance_norm, _channel_shapes(),
+           covers=("NativeBatchNormBackward0", "ViewBackward0", "RepeatBackward0"),
+           params=lambda d, s: {"eps": d.draw(st.sampled_from([1e-5, 0.1])), "stats": d.draw(st.booleans())}),
+]
+
+
+# ---- interpolate: nearest (3-D, 4-D), linear (3-D), bilinear (4-D); by size or by scale factor (which the
+# kernel keeps: its source scale is 1 / scale_factor), align_corners both ways
+@st.composite
+def _interp_shapes(draw, nd):
+    return ((draw(st.integers(0, 2)), draw(st.integers(1, 2))) + tuple(draw(st.integers(1, 4)) for _ in range(nd)),)
+
+
+def _interp_params(data, shapes, linear):
+    nd = len(shapes[0]) - 2
+    kind = data.draw(st.sampled_from(["size", "sizes", "scale", "scales", "recompute"]))
+    out = {}
+    if kind == "size":
+        out["size"] = data.draw(st.integers(1, 6))
+    elif kind == "sizes":
+        out["size"] = tuple(data.draw(st.integers(0, 6)) for _ in range(nd))
+    else:
+        factors = st.sampled_from([0.5, 0.75, 1.0, 1.5, 1.7, 2, 3])
+        out["scale_factor"] = data.draw(factors) if kind != "scales" else tuple(data.draw(factors) for _ in range(nd))
+        if kind == "recompute":
+            out["recompute_scale_factor"] = True
+    if linear:
+        out["align_corners"] = data.draw(st.booleans())
+    return out
+
+
+def _interp(mode):
+    return lambda lib, x, **kw: F(lib).interpolate(x, mode=mode, **kw)
+
+
+ROWS += [
+    OpInfo("interpolate_nearest1d", _interp("nearest"), _interp_shapes(1), covers=("UpsampleNearest1DBackward0",),
+           params=lambda d, s: _interp_params(d, s, False), int_ok=True),
+    OpInfo("interpolate_nearest2d", _interp("nearest"), _interp_shapes(2), covers=("UpsampleNearest2DBackward0",),
+           params=lambda d, s: _interp_params(d, s, False)),
+    OpInfo("interpolate_linear1d", _interp("linear"), _interp_shapes(1), covers=("UpsampleLinear1DBackward0",),
+           params=lambda d, s: _interp_params(d, s, True), int_ok=True),
+    OpInfo("interpolate_bilinear2d", _interp("bilinear"), _interp_shapes(2), covers=("UpsampleBilinear2DBackward0",),
+           params=lambda d, s: _interp_params(d, s, True)),
+    OpInfo("interpolate_rank_errors", lambda lib, x, mode: F(lib).interpolate(x, size=3, mode=mode),
+           st.sampled_from([(2, 3), (1, 2, 3), (1, 1, 2, 3)]).map(lambda s: (s,)), covers=(),
+           params=lambda d, s: {"mode": d.draw(st.sampled_from(["nearest", "linear", "bilinear", "bogus"]))}),
+]

@@ -342,6 +342,10 @@ def test_inplace_on_nonleaf_rebases_history() -> None:
         lambda lib: lib.zeros(2).copy_(lib.tensor([1, 2])),
         lambda lib: lib.tensor([1.0, 2.0]).div_(2),
         lambda lib: lib.tensor([1.0, 2.0]).sub_(lib.tensor([1.0, 1.0]), alpha=2),
+        lambda lib: lib.ones(2).copy_(lib.ones(2, 2)),
+        lambda lib: lib.ones(2).copy_(lib.ones(3)),
+        lambda lib: lib.ones(2, 3).copy_(lib.ones(3)),
+        lambda lib: lib.ones(1).copy_(lib.ones(2, 1)),
     ],
 )
 def test_inplace_ops_values_and_errors(program) -> None:

@@ -103,6 +103,20 @@ LAYERS = [
     ("CircularPad2d", lambda nn: nn.CircularPad2d(1), [(1, 2, 3, 4)]),
     ("Unfold", lambda nn: nn.Unfold(2, padding=1, stride=2), [(2, 3, 4, 5)]),
     ("Fold", lambda nn: nn.Fold((4, 5), 2), [(2, 12, 12)]),
+    ("PReLU", lambda nn: nn.PReLU(), [(2, 3, 4)]),
+    ("Upsample-nearest", lambda nn: nn.Upsample(scale_factor=2), [(2, 3, 4, 3)]),
+    ("Upsample-nearest1d", lambda nn: nn.Upsample(size=7), [(2, 3, 4)]),
+    ("Upsample-linear", lambda nn: nn.Upsample(scale_factor=1.5, mode="linear"), [(2, 3, 4)]),
+    ("Upsample-bilinear", lambda nn: nn.Upsample(size=(5, 2), mode="bilinear"), [(2, 3, 4, 3)]),
+    ("UpsamplingBilinear2d", lambda nn: nn.UpsamplingBilinear2d(scale_factor=(2, 1.5)), [(1, 2, 3, 4)]),
+    ("UpsamplingNearest2d", lambda nn: nn.UpsamplingNearest2d(size=(5, 6)), [(1, 2, 3, 4)]),
+    ("InstanceNorm1d", lambda nn: nn.InstanceNorm1d(3, affine=True, track_running_stats=True), [(2, 3, 5)]),
+    ("InstanceNorm1d-unbatched", lambda nn: nn.InstanceNorm1d(3, momentum=None, track_running_stats=True),
+     [(3, 5)]),
+    ("InstanceNorm2d", lambda nn: nn.InstanceNorm2d(3), [(2, 3, 4, 3)]),
+    ("InstanceNorm2d-eval", lambda nn: nn.InstanceNorm2d(3, affine=True, track_running_stats=True).eval(),
+     [(2, 3, 4, 3)]),
+    ("PReLU-channels", lambda nn: nn.PReLU(3, init=0.1), [(2, 3, 4, 2)]),
     ("Sequential", lambda nn: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2), nn.LogSoftmax(1)),
      [(5, 4)]),
     ("Sequential-dict", lambda nn: nn.Sequential(OrderedDict([("fc", nn.Linear(4, 3)), ("act", nn.Tanh())])),
@@ -601,6 +615,125 @@ def test_dropout_training():
     for lib in (tnn, dnn):
         with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
             lib.Dropout(1.5)
+
+
+def test_instance_norm_init_and_errors():
+    for kw in [{}, {"affine": True}, {"track_running_stats": True, "eps": 1e-3, "momentum": None},
+               {"affine": True, "bias": False}]:
+        tm, dm = tnn.InstanceNorm2d(4, **kw), dnn.InstanceNorm2d(4, **kw)
+        assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
+        for (n, d), (_, t) in zip(dm.state_dict().items(), tm.state_dict().items()):
+            assert_same_tensor(d, t, what=n)
+    tf, df = torch.nn.functional, F
+    for shape in [(2, 3), (2, 3, 1), (2, 3, 1, 1), (3,)]:
+        same_error(lambda shape=shape: df.instance_norm(dyngrad.ones(shape)),
+                   lambda shape=shape: tf.instance_norm(torch.ones(shape)))
+    same_error(lambda: df.instance_norm(dyngrad.ones(2, 3, 4), use_input_stats=False),
+               lambda: tf.instance_norm(torch.ones(2, 3, 4), use_input_stats=False))
+    for cls, shape in [("InstanceNorm1d", (2, 3, 4, 5)), ("InstanceNorm2d", (2, 3)), ("InstanceNorm2d", (2, 4, 3, 3))]:
+        for kw in [{}, {"affine": True}]:
+            with warnings.catch_warnings(record=True) as rec:
+                warnings.simplefilter("always")
+                same_error(lambda cls=cls, kw=kw, shape=shape: getattr(dnn, cls)(3, **kw)(dyngrad.rand(shape)),
+                           lambda cls=cls, kw=kw, shape=shape: getattr(tnn, cls)(3, **kw)(torch.rand(shape)))
+            texts = [str(r.message) for r in rec]
+            assert texts[::2] == texts[1::2]  # the same warnings from both (dyngrad's first)
+            assert len(texts) == (2 if shape == (2, 4, 3, 3) and not kw else 0)
+
+
+def test_upsample_reprs_and_errors():
+    makes = [lambda nn: nn.Upsample(scale_factor=2), lambda nn: nn.Upsample(size=(3, 4), mode="bilinear"),
+             lambda nn: nn.Upsample(scale_factor=(2, 1.5), mode="bilinear", align_corners=True),
+             lambda nn: nn.UpsamplingNearest2d(size=3), lambda nn: nn.UpsamplingBilinear2d(scale_factor=0.5)]
+    for make in makes:
+        assert repr(make(dnn)) == repr(make(tnn))
+    x = np.ones((1, 2, 3, 4), dtype="float32")
+    calls = [dict(size=3, scale_factor=2), dict(), dict(size=3, align_corners=True),
+             dict(size=(1, 2, 3)), dict(scale_factor=(1, 2, 3)), dict(size=(2.0, 3)), dict(size=3, recompute_scale_factor=True),
+             dict(size=3, mode="linear"), dict(size=3, antialias=True), dict(size=3, mode="trilinear"), dict(scale_factor=0.1), dict(size=(0, 2), mode="bilinear")]
+    for kw in calls:
+        same_error(lambda kw=kw: F.interpolate(dyngrad.tensor(x), **kw),
+                   lambda kw=kw: torch.nn.functional.interpolate(torch.tensor(x), **kw))
+    with pytest.raises(NotImplementedError, match="dyngrad: interpolate mode 'bicubic'"):  # not implemented here
+        F.interpolate(dyngrad.tensor(x), size=3, mode="bicubic")
+    # 'area' on 4-D inputs is adaptive_avg_pool2d, as torch
+    a = np.random.default_rng(0).standard_normal((1, 2, 6, 4)).astype("float32")
+    for kw in [dict(size=(3, 2)), dict(scale_factor=0.5)]:
+        d = F.interpolate(dyngrad.tensor(a, requires_grad=True), mode="area", **kw)
+        t = torch.nn.functional.interpolate(torch.tensor(a, requires_grad=True), mode="area", **kw)
+        assert_same_tensor(d, t)
+        assert type(d.grad_fn).__name__ == type(t.grad_fn).__name__
+
+
+def test_prelu_default_init_and_errors():
+    for args in [(), (3,), (4, -0.5)]:
+        tm, dm = tnn.PReLU(*args), dnn.PReLU(*args)
+        assert repr(dm) == repr(tm) and list(dm.state_dict()) == ["weight"]
+        assert_same_tensor(dm.weight.detach(), tm.weight.detach())
+    tw = tnn.PReLU(3, dtype=torch.float64).weight
+    dw = dnn.PReLU(3, dtype=dyngrad.float64).weight
+    assert repr(dw.dtype) == repr(tw.dtype)
+    cases = [((2, 3), (2,)), ((), (2,)), ((2, 3), (1, 3)), ((3,), (3,))]
+    for xs, ws in cases:
+        same_error(lambda xs=xs, ws=ws: dnn.functional.prelu(dyngrad.zeros(xs), dyngrad.zeros(ws)),
+                   lambda xs=xs, ws=ws: tnn.functional.prelu(torch.zeros(xs), torch.zeros(ws)))
+    same_error(lambda: dnn.functional.prelu(dyngrad.zeros(2, 3), dyngrad.zeros(3, dtype=dyngrad.float64)),
+               lambda: tnn.functional.prelu(torch.zeros(2, 3), torch.zeros(3, dtype=torch.float64)))
+    same_error(lambda: dnn.functional.prelu(dyngrad.zeros(2, 3), 0.25),
+               lambda: tnn.functional.prelu(torch.zeros(2, 3), 0.25))
+
+
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (40, 50, 3)), ("Dropout1d", (400, 3)),
+                                        ("Dropout2d", (40, 50, 2, 3)), ("Dropout2d", (40, 50, 3))])
+def test_channel_dropout_training(name, shape):
+    dyngrad.manual_seed(0)
+    m = getattr(dnn, name)(0.25)
+    assert repr(m) == repr(getattr(tnn, name)(0.25)) == f"{name}(p=0.25, inplace=False)"
+    x = (dyngrad.rand(*shape) + 0.5).requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = m(x)
+    a, xa = y.detach().numpy(), x.detach().numpy()
+    ch = a.reshape(a.shape[:2] + (-1,)) if len(shape) > 2 else a.reshape(1, shape[0], -1)
+    zero = (ch == 0).all(-1)
+    assert ((ch == 0).any(-1) == zero).all()  # whole channels zeroed, nothing else
+    assert 0.2 < zero.mean() < 0.3
+    np.testing.assert_allclose(a[a != 0], xa[a != 0] / 0.75, rtol=1e-6)
+    g = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    y.backward(dyngrad.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), np.where(a != 0, g / 0.75, 0), rtol=1e-6)
+    tname = type(getattr(tnn, name)(0.25)(torch.ones(shape, requires_grad=True)).grad_fn).__name__
+    assert type(y.grad_fn).__name__ == tname
+    m.eval()  # identity values; an unbatched dropout1d input still goes through unsqueeze/squeeze, as torch
+    tm = getattr(tnn, name)(0.25).eval()
+    tx = torch.ones(shape, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ty, y = tm(tx), m(x)
+    assert (y is x) == (ty is tx) and type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+    np.testing.assert_array_equal(y.detach().numpy(), xa)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (getattr(dnn, name)(1.0)(x) == 0).all()
+
+
+def test_channel_dropout_ranks_warnings_and_errors():
+    for shape in [(3,), (2, 3, 4, 5)]:
+        same_error(lambda shape=shape: F.dropout1d(dyngrad.ones(shape)),
+                   lambda shape=shape: torch.nn.functional.dropout1d(torch.ones(shape)))
+    for shape in [(2, 3), (2, 3, 4), (2, 3, 4, 5, 6)]:
+        msgs = []
+        for lib, f in ((torch, torch.nn.functional.dropout2d), (dyngrad, F.dropout2d)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                f(lib.ones(shape), 0.5, training=False)
+            msgs.append([(r.category, str(r.message)) for r in w])
+        assert msgs[0] == msgs[1] and len(msgs[0]) == (0 if len(shape) == 4 else 1)
+    for lib in (tnn, dnn):
+        for cls in (lib.Dropout1d, lib.Dropout2d):
+            with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
+                cls(-0.1)
+    same_error(lambda: F.dropout2d(dyngrad.ones(2, 3, 4), 1.5), lambda: torch.nn.functional.dropout2d(torch.ones(2, 3, 4), 1.5))
 
 
 # ----------------------------------------------------------------------------------------------- Parameter
@@ -1630,3 +1763,47 @@ def test_deprecated_init_aliases_warn_as_torch(name) -> None:
         assert out is t
         seen.append([(w.category.__name__, str(w.message)) for w in caught])
     assert seen[0] == seen[1]
+
+
+# ----------------------------------------------------------------------------------------------- pad_sequence
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+@pytest.mark.parametrize("lengths,trailing", [((3, 1, 4), (2,)), ((2,), ()), ((0, 2), (2, 3))])
+def test_pad_sequence_matches_torch(lengths, trailing, batch_first, padding_side):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((n,) + trailing) for n in lengths]
+    outs = []
+    for lib in (torch, dyngrad):
+        seqs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = lib.nn.utils.rnn.pad_sequence(seqs, batch_first=batch_first, padding_value=-2.5,
+                                            padding_side=padding_side)
+        g = np.arange(np.prod(tuple(out.shape)), dtype="float64").reshape(tuple(out.shape))
+        out.backward(lib.tensor(g))
+        outs.append((out, type(out.grad_fn).__name__, [s.grad for s in seqs]))
+    (t, tname, tgrads), (d, dname, dgrads) = outs
+    assert_same_tensor(d, t)
+    assert dname == tname == "CopySlices"
+    for dg, tg in zip(dgrads, tgrads):
+        assert_same_tensor(dg, tg)
+
+
+def test_pad_sequence_dtypes_and_errors():
+    pad = lambda lib, *a, **kw: lib.nn.utils.rnn.pad_sequence(*a, **kw)  # noqa: E731
+    cases = [
+        lambda lib: pad(lib, [lib.tensor([1, 2]), lib.tensor([3])], padding_value=0.5),
+        lambda lib: pad(lib, [lib.ones(2), lib.ones(3, dtype=lib.float64)]),
+        lambda lib: pad(lib, lib.ones(2, 3)),
+        lambda lib: pad(lib, (lib.ones(2, 3),), batch_first=True),
+        lambda lib: pad(lib, []),
+        lambda lib: pad(lib, [lib.ones(2, 3), lib.ones(2, 4)]),
+        lambda lib: pad(lib, [lib.ones(2), lib.ones(2, 1)]),
+        lambda lib: pad(lib, [lib.ones(2)], padding_side="middle"),
+        lambda lib: pad(lib, [lib.ones(())]),
+        lambda lib: pad(lib, 3),
+    ]
+    for case in cases:
+        d, t = same_error(lambda case=case: case(dyngrad), lambda case=case: case(torch))
+        if t is not None:
+            assert_same_tensor(d, t)

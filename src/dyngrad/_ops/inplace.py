@@ -273,6 +273,15 @@ def fill_(t: Tensor, value) -> Tensor:
 def copy_(t: Tensor, src, non_blocking: bool = False) -> Tensor:
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    if src._data.shape != t._data.shape:
+        from .broadcast import broadcast_shape
+
+        shape = broadcast_shape(t._data.shape, src._data.shape)  # torch's error when they do not broadcast
+        if tuple(shape) != t._data.shape:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, t._data.shape))}] doesn't match the broadcast shape "
+                f"[{', '.join(map(str, shape))}]"
+            )
 
     def compute(a, s):
         out = apply(CopyBackwards, (a, s))

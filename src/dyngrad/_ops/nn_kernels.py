@@ -440,6 +440,386 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return pw.mul(input, wrap(noise))
 
 
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    """aten's ``feature_dropout``: zero whole channels (dim 1 of a batched input) with probability ``p``.
+
+    The Bernoulli(1 - p) noise has shape (N, C, 1, ...), scaled by 1 / (1 - p) (p == 1: all zeros), and the
+    result is input * noise: MulBackward0 (MulBackward0 / in-place: the input's own node), as torch. Not
+    training, p == 0 or an empty input return the input itself.
+    """
+    a = input._data
+    if not training or p == 0 or a.size == 0:
+        return input
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(a)}")
+    shape = a.shape[:2] + (1,) * (a.ndim - 2)
+    if p == 1:
+        noise = xp.zeros(shape, dtype=a.dtype)
+    else:
+        noise = (generator().random(shape) >= p).astype(a.dtype)
+        noise /= xp.asarray(1 - p, dtype=a.dtype)
+    if inplace:
+        return input.mul_(wrap(noise))
+    return pw.mul(input, wrap(noise))
+
+
+def _check_p(p) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Channel-wise dropout of (N, C, L) or (C, L) inputs (torch.nn.functional.dropout1d).
+
+    Raises torch's ValueError for p outside [0, 1] and RuntimeError for other ranks. An unbatched
+    input is unsqueezed to (1, C, L) first and squeezed back, as torch (so its grad_fn is SqueezeBackward1).
+    """
+    _check_p(p)
+    nd = input.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs).")
+    if nd == 3:
+        return _feature_dropout(input, p, training, inplace)
+    x = input.unsqueeze_(0) if inplace else sh.unsqueeze(input, 0)
+    out = _feature_dropout(x, p, training, inplace)
+    return out.squeeze_(0) if inplace else sh.squeeze(out, 0)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Channel-wise dropout of (N, C, H, W) inputs (torch.nn.functional.dropout2d).
+
+    As torch: any rank runs (dim 1 is the channel dim), with torch's UserWarning for ranks other than
+    3 and 4, and a second one for 3-D inputs (read as (N, C, L), not as an unbatched (C, H, W)).
+    """
+    _check_p(p)
+    nd = input.ndim
+    if nd not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+# ------------------------------------------------------------------ prelu
+
+
+@register
+class PreluKernelBackward0(Op):
+    """_prelu_kernel(input, weight): x if x > 0 else weight * x, weight broadcast against x.
+
+    Backward (derivatives.yaml, _prelu_kernel_backward): grad_input = grad if x > 0 else weight * grad
+    (so ``weight`` at x == 0), grad_weight = 0 if x > 0 else x * grad, in the broadcast shape (the engine
+    sums it to the weight's). Written with Tensor ops so second order works (torch's double backward node
+    is PreluKernelBackwardBackward0; the values agree).
+    """
+
+    save_inputs = True
+    save_needs = ((0, 1), (0,))
+
+    @staticmethod
+    def forward(a, w):
+        return xp.where(a > 0, a, w * a)
+
+    def backward(self, g):
+        x, w = self.saved()
+        gx, gw = apply_multi(PreluKernelBackwardBackward0, (g, x, w))
+        return (gx if self.next_functions[0][0] is not None else None,
+                gw if self.next_functions[1][0] is not None else None)
+
+
+@register
+class PreluKernelBackwardBackward0(Op):
+    """_prelu_kernel_backward(grad, x, weight) -> (grad_input, grad_weight), PreluKernelBackward0's formula.
+
+    A node of its own because torch's double backward (derivatives.yaml) switches its mask to x >= 0, so at
+    x == 0 the second derivatives differ from differentiating the first-order formula: for incoming
+    (gg_input, gg_weight), d/dgrad = gg_input if x >= 0 else gg_input * weight + gg_weight * x,
+    d/dx = 0 if x >= 0 else gg_weight * grad, d/dweight = 0 if x >= 0 else gg_input * grad.
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(g, a, w):
+        pos = a > 0
+        return xp.where(pos, g, w * g), xp.where(pos, xp.zeros((), dtype=g.dtype), a * g)
+
+    def backward(self, ggx, ggw):
+        g, x, w = self.saved()
+        nonneg = x >= 0
+        if ggx is None:
+            ggx = pw.mul(g, 0.0)
+        if ggw is None:
+            ggw = pw.mul(g, 0.0)
+        return (pw.where_(nonneg, ggx, ggx * w + ggw * x),
+                pw.where_(nonneg, 0.0, ggw * g),
+                pw.where_(nonneg, 0.0, ggx * g))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """max(0, x) + weight * min(0, x), one weight per channel (dim 1) or one shared (torch.nn.functional.prelu).
+
+    ``weight`` is 0-d or 1-D with 1 or C elements (C = input.size(1), or 1 for inputs of fewer than 2 dims);
+    it is reshaped to (1, C, 1, ...) (ViewBackward0) and the kernel is PreluKernelBackward0. Errors as aten's
+    ``prelu``: TypeError for a non-tensor weight, RuntimeError for differing dtypes (no promotion), a
+    channel-count mismatch, a 0-d input with several weights or a weight of 2+ dims, and
+    NotImplementedError for integer inputs.
+    """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    a, w = input._data, weight._data
+    if a.dtype != w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_type_name(a)} and {_type_name(w)}")
+    nd = a.ndim
+    if w.size != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = a.shape[1] if nd > 1 else 1
+        if channels != w.size:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{w.size} and channel size = {channels}.")
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_type_name(a)}'")
+    if nd != w.ndim:
+        shape = [1] * nd
+        if nd > 1:
+            shape[1] = w.size
+        weight = sh.reshape(weight, tuple(shape))
+    return apply(PreluKernelBackward0, (input, weight))
+
+
+# ------------------------------------------------------------------ upsampling (interpolate)
+
+
+def _nearest_map(n_in: int, n_out: int, scale, dtype):
+    """aten's nearest source index: min(floor(i * s), n_in - 1), s = 1/scale_factor (when given) or n_in/n_out,
+    in float32 as the CPU kernel computes it."""
+    s = xp.float32(1.0 / scale) if scale is not None and scale > 0 else xp.float32(n_in) / xp.float32(n_out)
+    idx = xp.minimum(xp.floor(xp.arange(n_out, dtype=xp.float32) * s).astype(xp.int64), n_in - 1)
+    return idx, None, None, None
+
+
+def _linear_map(n_in: int, n_out: int, scale, align_corners: bool, dtype):
+    """aten's linear source indices and weights (area_pixel_compute_scale / _source_index), in the input's
+    dtype (its opmath type): align_corners maps the corner pixels onto each other, otherwise pixel centres
+    (src = s * (i + 0.5) - 0.5, clamped at 0); idx1 = idx0 + 1 except at the last input pixel."""
+    one = xp.asarray(1, dtype=dtype)
+    if align_corners:
+        s = (xp.asarray(n_in - 1, dtype=dtype) / (n_out - 1)) if n_out > 1 else xp.asarray(0, dtype=dtype)
+        src = s * xp.arange(n_out, dtype=dtype)
+    else:
+        s = (one / xp.asarray(scale, dtype=dtype)) if scale is not None and scale > 0 else \
+            xp.asarray(n_in, dtype=dtype) / xp.asarray(n_out, dtype=dtype)
+        src = xp.maximum(s * (xp.arange(n_out, dtype=dtype) + xp.asarray(0.5, dtype=dtype)) - xp.asarray(0.5, dtype=dtype),
+                         xp.asarray(0, dtype=dtype))
+    i0 = src.astype(xp.int64)
+    i1 = i0 + (i0 < n_in - 1)
+    l1 = xp.clip(src - i0.astype(dtype), 0, 1).astype(dtype)
+    return i0, i1, one - l1, l1
+
+
+def _map_matrix(m, n_in: int, dtype):
+    """The (n_out, n_in) matrix of one axis' map, for the backward's transposed product."""
+    i0, i1, l0, l1 = m
+    n_out = i0.shape[0]
+    rows = xp.arange(n_out)
+    mat = xp.zeros((n_out, n_in), dtype=dtype)
+    if l0 is None:
+        mat[rows, i0] = 1
+    else:
+        xp.add.at(mat, (rows, i0), l0)
+        xp.add.at(mat, (rows, i1), l1)
+    return mat
+
+
+class _Upsample(Op):
+    """Separable upsampling: each spatial axis maps its input pixels to output pixels (nearest: one source,
+    linear: two sources weighted l0, l1). The forward gathers along W, then H (aten's nesting order); the
+    backward is the transposed map, applied as a product with each axis' (out, in) matrix (written with
+    Tensor ops, so higher derivatives work; the map is linear). A NaN in the incoming gradient spreads
+    along the rows of that product, where aten's scatter-add would keep it in place.
+    """
+
+    @staticmethod
+    def forward(a, maps, mats):
+        for axis, m in reversed(list(enumerate(maps, start=2))):
+            i0, i1, l0, l1 = m
+            if l0 is None:
+                a = xp.take(a, i0, axis=axis)
+            else:
+                shape = (-1,) + (1,) * (a.ndim - 1 - axis)
+                a = xp.take(a, i0, axis=axis) * l0.reshape(shape) + xp.take(a, i1, axis=axis) * l1.reshape(shape)
+        return a
+
+    def backward(self, g):
+        mats = self._params[1]
+        nd = len(mats)
+        for k, mat in enumerate(mats):
+            t = wrap(mat.astype(g._data.dtype, copy=False))
+            if k == nd - 1:  # the last axis: (..., out) @ (out, in)
+                g = _linalg.matmul(g, t)
+            else:  # an earlier axis: move it last, product, move it back
+                axis = 2 + k
+                g = sh.movedim(_linalg.matmul(sh.movedim(g, axis, -1), t), -1, axis)
+        return (g,)
+
+
+@register
+class UpsampleNearest1DBackward0(_Upsample):
+    """upsample_nearest1d(input (N, C, W), output_size, scales); see _Upsample."""
+
+
+@register
+class UpsampleNearest2DBackward0(_Upsample):
+    """upsample_nearest2d(input (N, C, H, W), output_size, scales); see _Upsample."""
+
+
+@register
+class UpsampleLinear1DBackward0(_Upsample):
+    """upsample_linear1d(input (N, C, W), output_size, align_corners, scales); see _Upsample."""
+
+
+@register
+class UpsampleBilinear2DBackward0(_Upsample):
+    """upsample_bilinear2d(input (N, C, H, W), output_size, align_corners, scales); see _Upsample."""
+
+
+_UPSAMPLE_OPS = {("nearest", 3): UpsampleNearest1DBackward0, ("nearest", 4): UpsampleNearest2DBackward0,
+                 ("linear", 3): UpsampleLinear1DBackward0, ("bilinear", 4): UpsampleBilinear2DBackward0}
+
+
+def _upsample(input, op, output_size, scales, align_corners):  # noqa: A002
+    a = input._data
+    spatial = a.shape[2:]
+    if output_size is None:  # aten: the output size is the truncated product, the kernel keeps the scales
+        output_size = [int(n * float(sf)) for n, sf in zip(spatial, scales)]
+    else:
+        output_size = [int(n) for n in output_size]
+        scales = [None] * len(spatial)
+    if any(n <= 0 for n in spatial) or any(n <= 0 for n in output_size):
+        names = "HW"[-len(spatial):] if len(spatial) <= 2 else "DHW"
+        fmt = ", ".join
+        ins = fmt(f"{c}: {n}" for c, n in zip(names, spatial))
+        outs = fmt(f"{c}: {n}" for c, n in zip(names, output_size))
+        sep = " and" if len(spatial) == 1 else ""
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} output ({outs})")
+    nearest = op in (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0)
+    if a.dtype.kind != "f":
+        kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(a)}'")
+    maps = tuple(_nearest_map(i, o, sf, a.dtype) if nearest else _linear_map(i, o, sf, align_corners, a.dtype)
+                 for i, o, sf in zip(spatial, output_size, scales))
+    mats = tuple(_map_matrix(m, i, a.dtype) for m, i in zip(maps, spatial))
+    return apply(op, (input,), (maps, mats))
+
+
+def _is_integer(v) -> bool:
+    return isinstance(v, int) or (isinstance(v, Tensor) and v._data.dtype.kind in "biu")
+
+
+def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias: bool = False):
+    """Resize (N, C, W) or (N, C, H, W) inputs (torch.nn.functional.interpolate).
+
+    Modes: 'nearest' (3-D, 4-D: UpsampleNearest1D/2DBackward0), 'linear' (3-D: UpsampleLinear1DBackward0),
+    'bilinear' (4-D: UpsampleBilinear2DBackward0), and 'area' on 4-D inputs (adaptive_avg_pool2d, as torch).
+    ``size`` or ``scale_factor`` (one of them), int or per-axis sequence; a given scale factor is passed on
+    to the kernel (its source-index scale is 1/scale_factor) unless ``recompute_scale_factor``. Argument
+    errors as torch's (ValueError, TypeError, NotImplementedError for a mode and rank that do not fit).
+    dyngrad does not implement 'bicubic', 'trilinear', 'nearest-exact', 5-D inputs nor ``antialias``:
+    those raise NotImplementedError naming dyngrad.
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the "
+                             "interpolating modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {spatial} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(v) for v in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(v) for v in size]}")
+            output_size = list(size)
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {spatial} and "
+                    f"scale_factor of shape {scale_factor}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
+                         "a 4-D tensor as input")
+    nd = input.dim()
+    op = _UPSAMPLE_OPS.get((mode, nd))
+    if op is not None and not antialias:
+        return _upsample(input, op, output_size, scale_factors, align_corners)
+    if mode == "area" and nd == 4:
+        return adaptive_avg_pool2d(input, output_size)
+    wants = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if mode in wants and nd in (3, 4, 5) and nd != wants[mode]:
+        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {wants[mode]}D input")
+    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area", "nearest-exact")
+    if nd in (3, 4, 5) and mode in known:
+        raise NotImplementedError(f"dyngrad: interpolate mode '{mode}' is not implemented for {nd}D input"
+                                  + (" with antialias=True" if antialias else ""))
+    raise NotImplementedError(
+        "Input Error: Only 3D, 4D and 5D input Tensors supported"
+        f" (got {nd}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+        f" (got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):  # noqa: A002
+    """Deprecated alias of interpolate (torch warns the same)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
 # ------------------------------------------------------------------ classification losses
 
 
@@ -1996,6 +2376,43 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out
 
 
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,  # noqa: A002
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5):
+    """Normalise each (sample, channel) slice of an (N, C, *) input over its spatial elements.
+
+    As aten's ``instance_norm``: the input is viewed as (1, N * C, *), weight, bias and running stats
+    are repeated N times, ``batch_norm`` runs on that (NativeBatchNormBackward0, its per-slice running
+    stats updated when ``use_input_stats``) and the result is viewed back (ViewBackward0); the running
+    stats become the mean over the batch of the per-slice ones. Errors: torch's ValueError for one
+    spatial element while using input statistics, RuntimeError for missing running stats otherwise.
+    """
+    a = input._data
+    if use_input_stats:
+        spatial = 1
+        for n in a.shape[2:]:
+            spatial *= n
+        if spatial == 1:
+            from .._tensor import Size
+
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(a.shape)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    _wrap_dim(1, a.ndim)
+    b, c = a.shape[0], a.shape[1]
+
+    def rep(t):
+        return None if t is None else sh.repeat(t, b)
+
+    rm, rv = rep(running_mean), rep(running_var)
+    x = sh.reshape(input.contiguous(), (1, b * c) + a.shape[2:])
+    out = batch_norm(x, rm, rv, rep(weight), rep(bias), use_input_stats, momentum, eps)
+    for t, r in ((running_mean, rm), (running_var, rv)):
+        if t is not None:  # aten copies the batch mean back into the caller's buffers
+            t._data[...] = r._data.reshape(b, c).mean(axis=0)
+            t._vc[0] += 1
+    return sh.view(out, a.shape)
+
+
 @register
 class NativeGroupNormBackward0(Op):
     """native_group_norm(input, weight, bias, N, C, HxW, group, eps): normalise each group of C / G channels
@@ -2667,13 +3084,21 @@ EXPORTS: dict = {
     "softmax": _torch_softmax,
     "log_softmax": _torch_log_softmax,
     "dropout": lambda input, p, train: dropout(input, p, train),  # noqa: A006 - torch.dropout(input, p, train)
+    "prelu": prelu,
 }
 TENSOR_METHODS: dict = {
+    "prelu": prelu,
     "softmax": _torch_softmax,
     "log_softmax": _torch_log_softmax,
 }
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {
+    "interpolate": interpolate,
+    "upsample": upsample,
+    "instance_norm": instance_norm,
+    "prelu": prelu,
+    "dropout1d": dropout1d,
+    "dropout2d": dropout2d,
     "glu": glu,
     "softsign": softsign,
     "tanhshrink": tanhshrink,

@@ -5,7 +5,10 @@ Each keeps torch's constructor arguments and ``extra_repr`` text, so printed mod
 
 from __future__ import annotations
 
+from ... import _creation
 from .. import functional as F
+from .. import init
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -240,3 +243,23 @@ class GLU(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """max(0, x) + a * min(0, x) with a learnable ``weight`` a of shape (num_parameters,), filled with ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_creation.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -1,4 +1,5 @@
-"""Dropout (torch.nn.Dropout): zeroes elements with probability p in training mode, scales the rest by 1/(1-p)."""
+"""Dropout, Dropout1d, Dropout2d (torch.nn): zero elements (or whole channels) with probability p in training
+mode and scale the rest by 1/(1-p)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,17 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Channel-wise dropout of (N, C, L) or (C, L) inputs."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Channel-wise dropout of (N, C, H, W) inputs (3-D inputs read as (N, C, L), with torch's warning)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,4 @@
-"""Normalisation layers (torch.nn.BatchNorm1d/2d, LayerNorm, GroupNorm) over nn.functional.
+"""Normalisation layers (torch.nn.BatchNorm1d/2d, InstanceNorm1d/2d, LayerNorm, GroupNorm) over nn.functional.
 
 BatchNorm keeps torch's buffers (``running_mean``, ``running_var``, ``num_batches_tracked``) and
 its momentum rule (``momentum=None``: cumulative average 1/num_batches_tracked).
@@ -7,6 +7,7 @@ its momentum rule (``momentum=None``: cumulative average 1/num_batches_tracked).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 from ... import _creation
 from ..._dtype import int64
@@ -89,6 +90,55 @@ class BatchNorm2d(_NormBase):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    """Instance normalisation over nn.functional.instance_norm; by default no affine parameters and no
+    running statistics (torch's defaults). ``num_batches_tracked`` is kept but never advanced, as torch."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    _no_batch_dim = 0
+
+    def _check_input_dim(self, input) -> None:
+        raise NotImplementedError
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features"
+                                 f" ({self.num_features}), but got: {input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. "
+                          "You can silence this warning by not passing in num_features, "
+                          "which is not used because affine=False", stacklevel=2)
+        if input.dim() == self._no_batch_dim:  # unbatched: run as a batch of one
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _no_batch_dim = 2
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _no_batch_dim = 3
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):
