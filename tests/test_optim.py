@@ -450,7 +450,8 @@ LBFGS_CASES = [
 ]
 
 
-def _run_lbfgs(lib, kind, kwargs, dtype, steps=20):
+def _lbfgs_setup(lib, kind, kwargs, dtype):
+    """The problem's parameters, an LBFGS over them and the closure it steps with."""
     params, f = _lbfgs_problem(lib, kind, dtype)
     opt = lib.optim.LBFGS(params, **kwargs)
 
@@ -460,6 +461,11 @@ def _run_lbfgs(lib, kind, kwargs, dtype, steps=20):
         loss.backward()
         return loss
 
+    return params, opt, closure
+
+
+def _run_lbfgs(lib, kind, kwargs, dtype, steps=20):
+    params, opt, closure = _lbfgs_setup(lib, kind, kwargs, dtype)
     losses, traj = [], []
     for _ in range(steps):
         losses.append(float(opt.step(closure).detach()))
@@ -501,15 +507,7 @@ def test_lbfgs_parity(kind, kwargs, dtype):
 
 
 def _first_step_state(lib, kind, kwargs, dtype):
-    params, f = _lbfgs_problem(lib, kind, dtype)
-    opt = lib.optim.LBFGS(params, **kwargs)
-
-    def closure():
-        opt.zero_grad()
-        loss = f()
-        loss.backward()
-        return loss
-
+    params, opt, closure = _lbfgs_setup(lib, kind, kwargs, dtype)
     opt.step(closure)
     st = opt.state_dict()["state"][0]
     return st, np.concatenate([p.detach().numpy().ravel() for p in params])

@@ -11,7 +11,7 @@ import types
 from ._ops import comparison as cmp
 from ._ops import indexing, indexing_extra, inplace, linalg, nn_kernels, random_ops, reduction, rnn, shape, sorting
 from ._ops import pointwise as pw
-from ._ops._promote import OperandTypeError
+from ._ops._promote import OperandTypeError, reflected
 from ._tensor import Tensor
 
 # Note [Operators and foreign operands]
@@ -43,23 +43,13 @@ RENAMED = frozenset(
 )
 
 
-def _rpow(self, other):
-    try:
-        return pw.pow(other, self)
-    except OperandTypeError:
-        return NotImplemented
+_rpow = reflected(pw.pow)
+_rtruediv = reflected(pw.div)
 
 
 def _rsub(self, other):
     try:
         return pw.rsub(self, other)
-    except OperandTypeError:
-        return NotImplemented
-
-
-def _rtruediv(self, other):
-    try:
-        return pw.div(other, self)
     except OperandTypeError:
         return NotImplemented
 

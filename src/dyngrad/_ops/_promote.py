@@ -114,3 +114,17 @@ def operand_error(name: str, other):
         return NotImplemented
     position = 1 if code.co_qualname.startswith("Tensor.") else 2  # x.add("a") / torch.add(x, "a")
     raise OperandTypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not {type(other).__name__}")
+
+
+def reflected(op):
+    """The method for ``other <op> self`` (``2 ** x``): ``op(other, self)``, or NotImplemented for an
+    operand that is neither a Tensor nor a number, so Python raises its own TypeError (see
+    ``operand_error``)."""
+
+    def method(self, other):
+        try:
+            return op(other, self)
+        except OperandTypeError:
+            return NotImplemented
+
+    return method

@@ -138,20 +138,23 @@ def _check_float_pair(a: Tensor, b: Tensor, name: str):
         raise RuntimeError(f"expected scalar type {ta} but found {tb}")
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
+    """torch's checks for dot / vdot: two 1-D tensors of one size and one non-bool dtype."""
     if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors"
-        )
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
     if a._data.shape[0] != b._data.shape[0]:
         n, m = a._data.shape[0], b._data.shape[0]
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, "
             f"but got {n} and {m} elements respectively"
         )
-    _check_float_pair(a, b, "dot")
+    _check_float_pair(a, b, name)
     if a._data.dtype.kind == "b":
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    _check_vectors(a, b, "dot")
     return apply(DotBackward0, (a, b))
 
 
@@ -173,17 +176,7 @@ class VdotBackward0(DotBackward0):
 
 def vdot(a: Tensor, b: Tensor) -> Tensor:
     """torch.vdot: the dot product with the first argument conjugated (VdotBackward0); dot's errors."""
-    if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
-    if a._data.shape[0] != b._data.shape[0]:
-        n, m = a._data.shape[0], b._data.shape[0]
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, "
-            f"but got {n} and {m} elements respectively"
-        )
-    _check_float_pair(a, b, "vdot")
-    if a._data.dtype.kind == "b":
-        raise NotImplementedError("\"vdot\" not implemented for 'Bool'")
+    _check_vectors(a, b, "vdot")
     return apply(VdotBackward0, (a, b))
 
 

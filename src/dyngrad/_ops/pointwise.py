@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .._backend import constant, xp
 from .._tensor import Tensor, wrap
-from ._promote import OperandTypeError, operand_error, prepare
+from ._promote import OperandTypeError, operand_error, prepare, reflected
 from .comparison import isnan
 from .registry import Op, apply, register
 
@@ -2057,18 +2057,6 @@ def _div_(self, other, *, rounding_mode=None):
     return _inplace(self, lambda a: div(a, other, rounding_mode=rounding_mode))
 
 
-def _reflected(op):
-    """``other <op> self`` for a Python number ``other``; NotImplemented for other types (see operand_error)."""
-
-    def method(self, other):
-        try:
-            return op(other, self)
-        except OperandTypeError:
-            return NotImplemented
-
-    return method
-
-
 def _pw_tensor_methods():
     methods = {name: fn for name, fn in dict(
         exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, square=square, sign=sign,
@@ -2081,7 +2069,7 @@ def _pw_tensor_methods():
         remainder=remainder, fmod=fmod, floor_divide=floor_divide, float_power=float_power,
         where=_tensor_where, relu=relu, div=div, divide=div,
         __mod__=remainder, __floordiv__=floor_divide,
-        __rmod__=_reflected(remainder), __rfloordiv__=_reflected(floor_divide),
+        __rmod__=reflected(remainder), __rfloordiv__=reflected(floor_divide),
     ).items()}
     for name, fn in _INPLACE_UNARY.items():
         methods[name + "_"] = _inplace_method(fn)

@@ -22,8 +22,6 @@ from . import anomaly_mode
 from .grad_mode import _state
 from .graph import AccumulateGrad
 
-_add_reduce = xp.add.reduce
-
 
 def _shape_str(shape) -> str:
     return f"torch.Size([{', '.join(str(n) for n in shape)}])"
@@ -43,9 +41,7 @@ def _validate(node, index, grad: Tensor, meta) -> Tensor:
     shape, npd = meta
     gd = grad._data
     if gd.shape != shape:
-        if len(shape) == 1 and gd.ndim == 2 and gd.shape[1] == shape[0] and not _state.enabled:
-            grad = wrap(_add_reduce(gd, axis=0))  # a bias's gradient (x @ W + b), the common case
-        elif not _expandable_to(gd.shape, shape):
+        if not _expandable_to(gd.shape, shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(str(n) for n in gd.shape)}] but expected shape compatible with "

@@ -115,6 +115,14 @@ class Sequential(Module):
         return self
 
 
+def _abs_string_index(idx, n: int) -> str:
+    """The key ("0", "1", ...) of list position ``idx`` (negative counts from the end), as torch."""
+    idx = operator.index(idx)
+    if not (-n <= idx < n):
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + n if idx < 0 else idx)
+
+
 class ModuleList(Module):
     """A list of submodules, registered under the keys ``"0"``, ``"1"``, ..."""
 
@@ -124,12 +132,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -288,12 +291,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ... import _creation
-from ..._backend import xp
 from ..._tensor import Tensor
 
 
@@ -38,13 +37,5 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         n = seq.size(0)
         start = max_len - n if padding_side == "left" else 0
         slot = out.select(0, i).narrow(0, start, n) if batch_first else out.narrow(0, start, n).select(1, i)
-        if seq.dim() > slot.dim():  # torch's copy_ error for a source of more dims (dyngrad's copy_ lacks it)
-            try:
-                wide = xp.broadcast_shapes(tuple(slot.shape), tuple(seq.shape))
-            except ValueError:
-                wide = None
-            if wide is not None:
-                raise RuntimeError(f"output with shape {list(slot.shape)} doesn't match the broadcast shape "
-                                   f"{list(wide)}")
-        slot.copy_(seq)
+        slot.copy_(seq)  # copy_ raises torch's errors for trailing sizes that do not fit
     return out
