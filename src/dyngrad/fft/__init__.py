@@ -1,0 +1,13 @@
+"""dyngrad.fft: torch.fft's discrete Fourier transforms and their helpers.
+
+The functions live with their op family in ``_ops/``; each family lists its
+``FFT_EXPORTS`` and they are gathered here.
+"""
+
+from __future__ import annotations
+
+from .._tensor_methods import FAMILIES as _FAMILIES
+
+for _family in _FAMILIES:
+    globals().update(getattr(_family, "FFT_EXPORTS", {}))
+del _family
