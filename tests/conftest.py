@@ -22,7 +22,7 @@ TOL = {np.dtype("float32"): dict(rtol=1e-4, atol=1e-5), np.dtype("float64"): dic
 def to_numpy(t) -> np.ndarray:
     """The values of a torch or dyngrad tensor as an array."""
     if isinstance(t, dyngrad.Tensor):
-        return t.detach().numpy()
+        return t.detach().numpy(force=True)  # force: a tensor with the conjugate bit too
     return t.detach().cpu().numpy(force=True)  # force: torch's ZeroTensor (a known-zero gradient) too
 
 

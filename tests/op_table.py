@@ -59,6 +59,12 @@ class OpInfo:
         second_order: compare second-order gradients.
         gradcheck: run the float64 finite-difference check (off at kinks).
         int_ok: also run on int64 inputs (forward only).
+        dtypes: the floating dtypes drawn; rows of ops that take complex input add complex64 and
+            complex128 (``WITH_COMPLEX``): both parts of each element are drawn from ``domain``.
+        complex_out: real inputs give complex outputs (``complex()``, ``x * 1j``): the row is checked by
+            the complex tests, with its real ``dtypes`` as inputs.
+        tol: per-dtype tolerances (``{"float32": dict(rtol=..., atol=...)}``) replacing the defaults of
+            tests/conftest.py, for formulas that amplify rounding noise (say why at the row).
     """
 
     name: str
@@ -72,6 +78,14 @@ class OpInfo:
     second_order: bool = True
     gradcheck: bool = True
     int_ok: bool = False
+    dtypes: tuple = ("float32", "float64")
+    tol: dict | None = None
+    complex_out: bool = False
+
+
+REAL = ("float32", "float64")
+WITH_COMPLEX = REAL + ("complex64", "complex128")
+C = dict(dtypes=WITH_COMPLEX)  # a row's keyword arguments for ops torch runs on complex
 
 
 def _dim(data, shapes, allow_none: bool = False):
@@ -175,46 +189,46 @@ NONZERO = (0.5, 2.0)  # with a random sign flip applied in the test
 
 OPS: list[OpInfo] = [
     # ---- pointwise, unary
-    OpInfo("neg", lambda lib, x: -x, covers=("NegBackward0",), int_ok=True),
-    OpInfo("exp", lambda lib, x: x.exp(), covers=("ExpBackward0",)),
-    OpInfo("log", lambda lib, x: lib.log(x), covers=("LogBackward0",), domain=POSITIVE),
-    OpInfo("sqrt", lambda lib, x: x.sqrt(), covers=("SqrtBackward0",), domain=POSITIVE),
-    OpInfo("sin", lambda lib, x: lib.sin(x), covers=("SinBackward0",)),
-    OpInfo("cos", lambda lib, x: x.cos(), covers=("CosBackward0",)),
-    OpInfo("tanh", lambda lib, x: lib.tanh(x), covers=("TanhBackward0", "TanhBackwardBackward0")),
-    OpInfo("sigmoid", lambda lib, x: x.sigmoid(), covers=("SigmoidBackward0", "SigmoidBackwardBackward0"), domain=(-6.0, 6.0)),
+    OpInfo("neg", lambda lib, x: -x, covers=("NegBackward0",), int_ok=True, **C),
+    OpInfo("exp", lambda lib, x: x.exp(), covers=("ExpBackward0",), **C),
+    OpInfo("log", lambda lib, x: lib.log(x), covers=("LogBackward0",), domain=POSITIVE, **C),
+    OpInfo("sqrt", lambda lib, x: x.sqrt(), covers=("SqrtBackward0",), domain=POSITIVE, **C),
+    OpInfo("sin", lambda lib, x: lib.sin(x), covers=("SinBackward0",), **C),
+    OpInfo("cos", lambda lib, x: x.cos(), covers=("CosBackward0",), **C),
+    OpInfo("tanh", lambda lib, x: lib.tanh(x), covers=("TanhBackward0", "TanhBackwardBackward0"), **C),
+    OpInfo("sigmoid", lambda lib, x: x.sigmoid(), covers=("SigmoidBackward0", "SigmoidBackwardBackward0"), domain=(-6.0, 6.0), **C),
     OpInfo("relu", lambda lib, x: x.relu(), covers=("ReluBackward0", "ThresholdBackwardBackward0"), ties=True, gradcheck=False, int_ok=True),
-    OpInfo("abs", lambda lib, x: x.abs(), covers=("AbsBackward0",), ties=True, gradcheck=False, int_ok=True),
-    OpInfo("reciprocal", lambda lib, x: x.reciprocal(), covers=("ReciprocalBackward0",), domain=NONZERO),
+    OpInfo("abs", lambda lib, x: x.abs(), covers=("AbsBackward0",), ties=True, gradcheck=False, int_ok=True, **C),
+    OpInfo("reciprocal", lambda lib, x: x.reciprocal(), covers=("ReciprocalBackward0",), domain=NONZERO, **C),
     # ---- pointwise, binary with broadcasting
-    OpInfo("add", lambda lib, x, y: x + y, broadcast_pair(), covers=("AddBackward0",), int_ok=True),
-    OpInfo("add_alpha", lambda lib, x, y: lib.add(x, y, alpha=2), broadcast_pair(), covers=("AddBackward0",)),
-    OpInfo("sub", lambda lib, x, y: x - y, broadcast_pair(), covers=("SubBackward0",), int_ok=True),
-    OpInfo("sub_alpha", lambda lib, x, y: x.sub(y, alpha=3), broadcast_pair(), covers=("SubBackward0",)),
-    OpInfo("mul", lambda lib, x, y: x * y, broadcast_pair(), covers=("MulBackward0",), int_ok=True),
-    OpInfo("div", lambda lib, x, y: x / y, broadcast_pair(), covers=("DivBackward0",), domain=NONZERO, int_ok=True),
-    OpInfo("pow_tensor", lambda lib, x, y: x**y, broadcast_pair(), covers=("PowBackward1",), domain=POSITIVE),
+    OpInfo("add", lambda lib, x, y: x + y, broadcast_pair(), covers=("AddBackward0",), int_ok=True, **C),
+    OpInfo("add_alpha", lambda lib, x, y: lib.add(x, y, alpha=2), broadcast_pair(), covers=("AddBackward0",), **C),
+    OpInfo("sub", lambda lib, x, y: x - y, broadcast_pair(), covers=("SubBackward0",), int_ok=True, **C),
+    OpInfo("sub_alpha", lambda lib, x, y: x.sub(y, alpha=3), broadcast_pair(), covers=("SubBackward0",), **C),
+    OpInfo("mul", lambda lib, x, y: x * y, broadcast_pair(), covers=("MulBackward0",), int_ok=True, **C),
+    OpInfo("div", lambda lib, x, y: x / y, broadcast_pair(), covers=("DivBackward0",), domain=NONZERO, int_ok=True, **C),
+    OpInfo("pow_tensor", lambda lib, x, y: x**y, broadcast_pair(), covers=("PowBackward1",), domain=POSITIVE, **C),
     OpInfo("where", lambda lib, x, y: lib.where(x > y, x, y), broadcast_pair(), covers=("WhereBackward0",)),
     # ---- with Python scalars (reflected forms too)
-    OpInfo("add_scalar", lambda lib, x: x + 2.5, covers=("AddBackward0",), int_ok=True),
-    OpInfo("radd_scalar", lambda lib, x: 2 + x, covers=("AddBackward0",), int_ok=True),
-    OpInfo("sub_scalar", lambda lib, x: x - 1.5, covers=("SubBackward0",)),
-    OpInfo("rsub_scalar", lambda lib, x: 2 - x, covers=("RsubBackward1",), int_ok=True),
-    OpInfo("mul_scalar", lambda lib, x: x * 3, covers=("MulBackward0",), int_ok=True),
-    OpInfo("rmul_scalar", lambda lib, x: 0.5 * x, covers=("MulBackward0",)),
-    OpInfo("div_scalar", lambda lib, x: x / 4, covers=("DivBackward0",), int_ok=True),
-    OpInfo("rdiv_scalar", lambda lib, x: 2 / x, covers=("MulBackward0", "ReciprocalBackward0"), domain=NONZERO),
-    OpInfo("pow_scalar", lambda lib, x, p: x**p, covers=("PowBackward0",), domain=POSITIVE, params=_exponent),
-    OpInfo("pow_int_on_negatives", lambda lib, x: x**3, covers=("PowBackward0",)),
-    OpInfo("rpow_scalar", lambda lib, x: 2**x, covers=("PowBackward2",)),
-    OpInfo("torch_pow_scalar_base", lambda lib, x: lib.pow(1.5, x), covers=("PowBackward2",)),
+    OpInfo("add_scalar", lambda lib, x: x + 2.5, covers=("AddBackward0",), int_ok=True, **C),
+    OpInfo("radd_scalar", lambda lib, x: 2 + x, covers=("AddBackward0",), int_ok=True, **C),
+    OpInfo("sub_scalar", lambda lib, x: x - 1.5, covers=("SubBackward0",), **C),
+    OpInfo("rsub_scalar", lambda lib, x: 2 - x, covers=("RsubBackward1",), int_ok=True, **C),
+    OpInfo("mul_scalar", lambda lib, x: x * 3, covers=("MulBackward0",), int_ok=True, **C),
+    OpInfo("rmul_scalar", lambda lib, x: 0.5 * x, covers=("MulBackward0",), **C),
+    OpInfo("div_scalar", lambda lib, x: x / 4, covers=("DivBackward0",), int_ok=True, **C),
+    OpInfo("rdiv_scalar", lambda lib, x: 2 / x, covers=("MulBackward0", "ReciprocalBackward0"), domain=NONZERO, **C),
+    OpInfo("pow_scalar", lambda lib, x, p: x**p, covers=("PowBackward0",), domain=POSITIVE, params=_exponent, **C),
+    OpInfo("pow_int_on_negatives", lambda lib, x: x**3, covers=("PowBackward0",), **C),
+    OpInfo("rpow_scalar", lambda lib, x: 2**x, covers=("PowBackward2",), **C),
+    OpInfo("torch_pow_scalar_base", lambda lib, x: lib.pow(1.5, x), covers=("PowBackward2",), **C),
     # ---- reductions
-    OpInfo("sum", lambda lib, x: x.sum(), covers=("SumBackward0",), int_ok=True),
+    OpInfo("sum", lambda lib, x: x.sum(), covers=("SumBackward0",), int_ok=True, **C),
     OpInfo("sum_dim", lambda lib, x, dim, keepdim: x.sum(dim, keepdim=keepdim), covers=("SumBackward1",),
-           params=_dims_keepdim, int_ok=True),
-    OpInfo("mean", lambda lib, x: x.mean(), covers=("MeanBackward0",), shapes=one_shape(min_side=1)),
+           params=_dims_keepdim, int_ok=True, **C),
+    OpInfo("mean", lambda lib, x: x.mean(), covers=("MeanBackward0",), shapes=one_shape(min_side=1), **C),
     OpInfo("mean_dim", lambda lib, x, dim, keepdim: lib.mean(x, dim, keepdim), covers=("MeanBackward1",),
-           params=_dims_keepdim, shapes=one_shape(min_side=1)),
+           params=_dims_keepdim, shapes=one_shape(min_side=1), **C),
     OpInfo("max", lambda lib, x: x.max(), covers=("MaxBackward1",), shapes=one_shape(min_side=1), ties=True,
            gradcheck=False, int_ok=True),
     OpInfo("min", lambda lib, x: lib.min(x), covers=("MinBackward1",), shapes=one_shape(min_side=1), ties=True,
@@ -227,47 +241,47 @@ OPS: list[OpInfo] = [
            params=_dim, ties=True, gradcheck=False),
     # ---- shape
     OpInfo("reshape", lambda lib, x, shape: x.reshape(shape), covers=("ViewBackward0", "UnsafeViewBackward0"),
-           params=_reshape_target, int_ok=True),
+           params=_reshape_target, int_ok=True, **C),
     OpInfo("view", lambda lib, x, shape: x.contiguous().view(*shape), covers=("ViewBackward0", "CloneBackward0"),
-           params=_reshape_target),
-    OpInfo("flatten", lambda lib, x: x.flatten(), covers=("ViewBackward0",)),
+           params=_reshape_target, **C),
+    OpInfo("flatten", lambda lib, x: x.flatten(), covers=("ViewBackward0",), **C),
     OpInfo("transpose", lambda lib, x, d0, d1: x.transpose(d0, d1), covers=("TransposeBackward0",),
-           params=_transpose, shapes=one_shape(min_dims=1)),
-    OpInfo("t", lambda lib, x: x.t(), covers=("TBackward0",), shapes=one_shape(max_dims=2)),
-    OpInfo("T", lambda lib, x: x.T, covers=("PermuteBackward0",), shapes=one_shape(min_dims=2, max_dims=2)),
-    OpInfo("mT", lambda lib, x: x.mT, covers=("TransposeBackward0",), shapes=one_shape(min_dims=2)),
-    OpInfo("permute", lambda lib, x, dims: x.permute(*dims), covers=("PermuteBackward0",), params=_perm),
+           params=_transpose, shapes=one_shape(min_dims=1), **C),
+    OpInfo("t", lambda lib, x: x.t(), covers=("TBackward0",), shapes=one_shape(max_dims=2), **C),
+    OpInfo("T", lambda lib, x: x.T, covers=("PermuteBackward0",), shapes=one_shape(min_dims=2, max_dims=2), **C),
+    OpInfo("mT", lambda lib, x: x.mT, covers=("TransposeBackward0",), shapes=one_shape(min_dims=2), **C),
+    OpInfo("permute", lambda lib, x, dims: x.permute(*dims), covers=("PermuteBackward0",), params=_perm, **C),
     OpInfo("unsqueeze", lambda lib, x, dim: x.unsqueeze(dim), covers=("UnsqueezeBackward0",),
-           params=lambda d, s: {"dim": d.draw(st.integers(-len(s[0]) - 1, len(s[0])))}),
+           params=lambda d, s: {"dim": d.draw(st.integers(-len(s[0]) - 1, len(s[0])))}, **C),
     OpInfo("squeeze", lambda lib, x, dim: x.squeeze() if dim is None else x.squeeze(dim),
-           covers=("SqueezeBackward0", "SqueezeBackward1"), params=_squeeze),
+           covers=("SqueezeBackward0", "SqueezeBackward1"), params=_squeeze, **C),
     OpInfo("squeeze_dims", lambda lib, x: x.squeeze((0, -1)), covers=("SqueezeBackward2",),
-           shapes=one_shape(min_dims=2)),
-    OpInfo("expand", lambda lib, x, size: x.expand(*size), covers=("ExpandBackward0",), params=_expand),
-    OpInfo("clone", lambda lib, x: x.clone(), covers=("CloneBackward0",)),
+           shapes=one_shape(min_dims=2), **C),
+    OpInfo("expand", lambda lib, x, size: x.expand(*size), covers=("ExpandBackward0",), params=_expand, **C),
+    OpInfo("clone", lambda lib, x: x.clone(), covers=("CloneBackward0",), **C),
     OpInfo("to_double", lambda lib, x: x.to(lib.float64), covers=("ToCopyBackward0",)),
     OpInfo("double", lambda lib, x: x.double() * 2, covers=("ToCopyBackward0",)),
     OpInfo("stack", lambda lib, x, y, dim: lib.stack([x, y], dim), one_shape().map(lambda s: (s[0], s[0])),
-           covers=("StackBackward0",), params=lambda d, s: {"dim": d.draw(st.integers(-len(s[0]) - 1, len(s[0])))}),
+           covers=("StackBackward0",), params=lambda d, s: {"dim": d.draw(st.integers(-len(s[0]) - 1, len(s[0])))}, **C),
     OpInfo("unbind", lambda lib, x, dim: lib.stack(x.unbind(dim)[::-1], 0), one_shape(min_dims=1, min_side=1),
-           covers=("UnbindBackward0", "StackBackward0"), params=_dim),
+           covers=("UnbindBackward0", "StackBackward0"), params=_dim, **C),
     OpInfo("unbind_one_output", lambda lib, x: x.unbind(0)[0] * 2, one_shape(min_dims=1, min_side=1),
-           covers=("UnbindBackward0",)),
+           covers=("UnbindBackward0",), **C),
     # ---- indexing
     OpInfo("basic_index", lambda lib, x, key: x[key],
            covers=("SelectBackward0", "SliceBackward0", "AliasBackward0", "IndexPutBackward"),
-           params=_basic_key, shapes=one_shape(min_dims=1)),
+           params=_basic_key, shapes=one_shape(min_dims=1), **C),
     OpInfo("advanced_index", lambda lib, x, key: _index(lib, x, key), covers=("IndexBackward0",),
-           params=_adv_key, shapes=one_shape(min_dims=1, min_side=1)),
+           params=_adv_key, shapes=one_shape(min_dims=1, min_side=1), **C),
     OpInfo("mixed_index", lambda lib, x: x[..., lib.tensor([0, 0])][0], covers=("IndexBackward0", "SelectBackward0"),
-           shapes=one_shape(min_dims=2, min_side=1)),
+           shapes=one_shape(min_dims=2, min_side=1), **C),
     # ---- matmul family
     OpInfo("matmul", lambda lib, x, y: x @ y, matmul_pair(),
-           covers=("DotBackward0", "MvBackward0", "MmBackward0", "BmmBackward0", "SqueezeBackward4")),
-    OpInfo("mm", lambda lib, x, y: lib.mm(x, y), fixed((3, 2), (2, 4)), covers=("MmBackward0",)),
-    OpInfo("bmm", lambda lib, x, y: lib.bmm(x, y), fixed((2, 3, 2), (2, 2, 4)), covers=("BmmBackward0",)),
-    OpInfo("mv", lambda lib, x, y: x.mv(y), fixed((3, 2), (2,)), covers=("MvBackward0",)),
-    OpInfo("dot", lambda lib, x, y: lib.dot(x, y), fixed((5,), (5,)), covers=("DotBackward0",)),
+           covers=("DotBackward0", "MvBackward0", "MmBackward0", "BmmBackward0", "SqueezeBackward4"), **C),
+    OpInfo("mm", lambda lib, x, y: lib.mm(x, y), fixed((3, 2), (2, 4)), covers=("MmBackward0",), **C),
+    OpInfo("bmm", lambda lib, x, y: lib.bmm(x, y), fixed((2, 3, 2), (2, 2, 4)), covers=("BmmBackward0",), **C),
+    OpInfo("mv", lambda lib, x, y: x.mv(y), fixed((3, 2), (2,)), covers=("MvBackward0",), **C),
+    OpInfo("dot", lambda lib, x, y: lib.dot(x, y), fixed((5,), (5,)), covers=("DotBackward0",), **C),
 ]
 
 # Each op family keeps its further rows in its own file (tests/op_rows_<family>.py,

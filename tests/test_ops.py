@@ -4,6 +4,13 @@ For each row, over shapes drawn by hypothesis (broadcasting, 0-d, empty, size-1
 dims, non-contiguous inputs, float32 and float64): forward values, dtype, shape,
 ``grad_fn`` name, gradients, second-order gradients, errors; then a float64
 finite-difference check of dyngrad's own gradients; int inputs where torch takes them.
+Rows of ops torch runs on complex numbers get the same checks in complex64/complex128
+(``test_op_complex_*``).
+
+Note [Stable draws]: hypothesis derives each test's examples from the test function's
+source (comments aside), so editing a test body redraws every row's examples. The
+real-dtype tests below keep their bodies as they are; complex support lives in
+helpers and tests of its own.
 """
 
 from __future__ import annotations
@@ -22,14 +29,23 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(H
 IDS = [op.name for op in OPS]
 
 
-def _make_array(rng, shape, dtype, op, ties: bool, noncontig: bool) -> np.ndarray:
+def _real_part(rng, shape, dtype, op, ties: bool) -> np.ndarray:
     lo, hi = op.domain
     if ties:
-        arr = rng.integers(-2, 3, size=shape).astype(dtype)
+        return rng.integers(-2, 3, size=shape).astype(dtype)
+    arr = rng.uniform(lo, hi, size=shape).astype(dtype)
+    if op.domain == (0.5, 2.0):  # NONZERO: random signs, magnitudes kept away from 0
+        arr *= rng.choice([-1, 1], size=shape).astype(dtype)
+    return arr
+
+
+def _make_array(rng, shape, dtype, op, ties: bool, noncontig: bool) -> np.ndarray:
+    if np.dtype(dtype).kind == "c":  # both parts drawn from the row's domain
+        real = np.finfo(dtype).dtype
+        arr = np.asarray(_real_part(rng, shape, real, op, ties) + 1j * _real_part(rng, shape, real, op, ties))
+        arr = arr.astype(dtype)
     else:
-        arr = rng.uniform(lo, hi, size=shape).astype(dtype)
-        if op.domain == (0.5, 2.0):  # NONZERO: random signs, magnitudes kept away from 0
-            arr *= rng.choice([-1, 1], size=shape).astype(dtype)
+        arr = _real_part(rng, shape, dtype, op, ties)
     if noncontig and len(shape) >= 2:
         arr = np.ascontiguousarray(arr.T).T  # same values, Fortran strides
     return arr
@@ -46,6 +62,7 @@ def _inputs(lib, arrays, requires_grad: bool):
 
 
 def _draw_case(op, data, dtypes=("float32", "float64")):
+    dtypes = tuple(d for d in dtypes if d in op.dtypes)
     shapes = data.draw(op.shapes, label="shapes")
     dtype = data.draw(st.sampled_from(dtypes), label="dtype")
     params = op.params(data, shapes) if op.params else {}
@@ -61,7 +78,12 @@ def _grad_fn_name(t):
     return None if t.grad_fn is None else type(t.grad_fn).__name__
 
 
-@pytest.mark.parametrize("op", OPS, ids=IDS)
+REAL_ROWS = [op for op in OPS if set(op.dtypes) & {"float32", "float64"} and not op.complex_out]
+COMPLEX_ROWS = [op for op in OPS if set(op.dtypes) & {"complex64", "complex128"} or op.complex_out]
+_COMPLEX = ("complex64", "complex128")
+
+
+@pytest.mark.parametrize("op", REAL_ROWS, ids=[op.name for op in REAL_ROWS])
 @SETTINGS
 @given(data=st.data())
 def test_op_matches_torch(op, data) -> None:
@@ -142,7 +164,7 @@ def _finite_difference(fn, arrays, i, v, eps=1e-6):
     return grad
 
 
-@pytest.mark.parametrize("op", [op for op in OPS if op.differentiable and op.gradcheck], ids=lambda op: op.name)
+@pytest.mark.parametrize("op", [op for op in REAL_ROWS if op.differentiable and op.gradcheck], ids=lambda op: op.name)
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=st.data())
 def test_op_finite_differences(op, data) -> None:
@@ -165,6 +187,119 @@ def test_op_finite_differences(op, data) -> None:
     for i, t in enumerate(inputs):
         expected = _finite_difference(f, arrays, i, v)
         got = t.grad.numpy() if t.grad is not None else np.zeros_like(expected)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"input {i}")
+
+
+# ------------------------------------------------------------------ complex dtypes
+# Complex gradients follow torch's convention: for an output gradient v, backward gives the gradient
+# of the real loss Re(sum(conj(v) * out)) with respect to each input, as d/dRe + i d/dIm (Note
+# [Complex gradients] in src/dyngrad/_ops/registry.py); _complex_finite_difference computes exactly that.
+
+
+def _random(rng, shape, dtype) -> np.ndarray:
+    """Standard normal values of ``dtype`` (both parts for a complex dtype)."""
+    values = rng.standard_normal(size=shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(size=shape)
+    return np.asarray(values).astype(dtype)
+
+
+def _dtype_name(t) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _compare_grads(d_grads, t_grads, what: str) -> None:
+    for i, (dg, tg) in enumerate(zip(d_grads, t_grads)):
+        if tg is None:
+            assert dg is None or not np.any(dg.detach().numpy(force=True)), f"{what} {i}: torch None"
+        elif dg is None:
+            assert not np.any(tg.detach().numpy(force=True)), f"{what} {i}: dyngrad None, torch {tg}"
+        else:
+            assert_same_tensor(dg, tg, what=f"{what} {i}")
+
+
+@pytest.mark.parametrize("op", COMPLEX_ROWS, ids=[op.name for op in COMPLEX_ROWS])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_op_complex_matches_torch(op, data) -> None:
+    """The real-dtype checks in complex64 / complex128: values, grad_fn, gradients (recorded and plain
+    backward, with complex output gradients) and second-order gradients of a real function of them."""
+    arrays, params, rng = _draw_case(op, data, dtypes=op.dtypes if op.complex_out else _COMPLEX)
+    t_in = _inputs(torch, arrays, op.differentiable)
+    d_in = _inputs(dyngrad, arrays, op.differentiable)
+    d_out, t_out = same_error(lambda: op.fn(dyngrad, *d_in, **params), lambda: op.fn(torch, *t_in, **params))
+    if t_out is None:
+        return
+    assert_same_tensor(d_out, t_out, what="forward")
+    assert _grad_fn_name(d_out) == _grad_fn_name(t_out)
+    assert d_out.requires_grad == t_out.requires_grad
+    assert d_out.is_conj() == t_out.is_conj() and d_out.is_neg() == t_out.is_neg()
+    if not (op.differentiable and t_out.requires_grad):
+        return
+    g = _random(rng, tuple(t_out.shape), _dtype_name(t_out))
+    t_grads = torch.autograd.grad(t_out, t_in, torch.from_numpy(g.copy()), allow_unused=True, create_graph=True)
+    d_grads = dyngrad.autograd.grad(d_out, d_in, dyngrad.from_numpy(g.copy()), allow_unused=True, create_graph=True)
+    _compare_grads(d_grads, t_grads, "grad")
+
+    t_leaves, d_leaves = _inputs(torch, arrays, True), _inputs(dyngrad, arrays, True)
+    op.fn(torch, *t_leaves, **params).backward(torch.from_numpy(g.copy()))
+    op.fn(dyngrad, *d_leaves, **params).backward(dyngrad.from_numpy(g.copy()))
+    _compare_grads([t.grad for t in d_leaves], [t.grad for t in t_leaves], "plain backward grad")
+
+    pairs = [(dg, tg) for dg, tg in zip(d_grads, t_grads) if tg is not None and tg.requires_grad]
+    if not op.second_order or not pairs:
+        return
+    vs = [_random(rng, tuple(tg.shape), _dtype_name(tg)) for _, tg in pairs]
+    t_s = sum((tg * torch.from_numpy(v)).sum().real for (_, tg), v in zip(pairs, vs))
+    d_s = sum((dg * dyngrad.from_numpy(v)).sum().real for (dg, _), v in zip(pairs, vs))
+    t_gg = torch.autograd.grad(t_s, t_in, allow_unused=True)
+    if not d_s.requires_grad:
+        assert all(tg is None or not np.any(tg.numpy(force=True)) for tg in t_gg)
+        return
+    _compare_grads(dyngrad.autograd.grad(d_s, d_in, allow_unused=True), t_gg, "second-order grad")
+
+
+def _complex_finite_difference(fn, arrays, i, v, eps=1e-6):
+    """Central differences of the real loss Re(sum(conj(v) * fn(arrays))) with respect to arrays[i]
+    (complex128): d/dx + i d/dy for a complex input x + iy."""
+    base = [a.copy() for a in arrays]
+    grad = np.zeros_like(base[i])
+    flat = base[i].reshape(-1)
+    for k in range(flat.size):
+        old = flat[k]
+        for step in (eps, 1j * eps):
+            flat[k] = old + step
+            plus = (np.conj(v) * fn(base)).sum().real
+            flat[k] = old - step
+            minus = (np.conj(v) * fn(base)).sum().real
+            flat[k] = old
+            grad.reshape(-1)[k] += (plus - minus) / (2 * eps) * (step / eps)
+    return grad
+
+
+@pytest.mark.parametrize("op", [op for op in COMPLEX_ROWS if op.differentiable and op.gradcheck],
+                         ids=lambda op: op.name)
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_op_complex_finite_differences(op, data) -> None:
+    arrays, params, rng = _draw_case(op, data, dtypes=("float64",) if op.complex_out else ("complex128",))
+    if sum(a.size for a in arrays) > 32:
+        return
+    try:
+        out = op.fn(dyngrad, *_inputs(dyngrad, arrays, False), **params)
+    except Exception:  # noqa: BLE001 - invalid draws are covered by test_op_complex_matches_torch
+        return
+    v = _random(rng, tuple(out.shape), _dtype_name(out))
+    inputs = _inputs(dyngrad, arrays, True)
+    op.fn(dyngrad, *inputs, **params).backward(dyngrad.from_numpy(v))
+
+    def f(arrs):
+        with dyngrad.no_grad():
+            return op.fn(dyngrad, *[dyngrad.from_numpy(a) for a in arrs], **params).numpy(force=True)
+
+    for i, t in enumerate(inputs):
+        expected = _complex_finite_difference(f, arrays, i, v)
+        got = t.grad.numpy(force=True) if t.grad is not None else np.zeros_like(expected)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=f"input {i}")
 
 

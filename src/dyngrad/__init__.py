@@ -155,6 +155,10 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
+def is_complex(input: Tensor) -> bool:
+    return input.is_complex()
+
+
 def numel(input: Tensor) -> int:
     return input.numel()
 

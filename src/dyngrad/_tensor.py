@@ -216,6 +216,8 @@ class Tensor:
     _post_acc_hooks = None
     _base = None
     _fw_grad = None  # forward-AD tangent (autograd/forward_ad.py)
+    _is_conj = False  # torch's conjugate bit, see Note [Conjugate bit] in _ops/complex.py
+    _is_neg = False  # torch's negative bit (the imag of a conjugated tensor)
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
     def __init__(self, *args, dtype=None, requires_grad: bool = False) -> None:
@@ -449,6 +451,15 @@ class Tensor:
 
         if self._requires_grad and _state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if not force:
+            if self._is_conj:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead."
+                )
+            if self._is_neg:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead."
+                )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -570,6 +581,10 @@ class Tensor:
         t = wrap(self._data)
         t._vc = self._vc
         t._detached_by = ".detach()"  # for dyngrad.viz.why_no_grad
+        if self._is_conj:
+            t._is_conj = True
+        if self._is_neg:
+            t._is_neg = True
         return t
 
     def detach_(self) -> Tensor:

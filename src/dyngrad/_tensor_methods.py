@@ -9,6 +9,7 @@ from __future__ import annotations
 import types
 
 from ._ops import comparison as cmp
+from ._ops import complex as cplx
 from ._ops import indexing, indexing_extra, inplace, linalg, nn_kernels, random_ops, reduction, rnn, shape, sorting
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError, reflected
@@ -158,8 +159,10 @@ def _flatten(self, start_dim: int = 0, end_dim: int = -1):
     if s == e:
         return self
     dims = self._data.shape
-    new = dims[:s] + (-1 if 0 not in dims[s : e + 1] else 0,) + dims[e + 1 :]
-    return shape.reshape(self, new)
+    size = 1
+    for k in dims[s : e + 1]:
+        size *= k
+    return shape.reshape(self, dims[:s] + (size,) + dims[e + 1 :])
 
 
 def _type_cast(npd_name):
@@ -370,7 +373,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
-FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops)
+FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx)
 
 
 def install() -> None:
@@ -381,4 +384,7 @@ def install() -> None:
         setattr(Tensor, name, as_method(fn, name) if name in RENAMED else fn)
     for name, fn in PROPERTIES.items():
         setattr(Tensor, name, property(fn))
+    for family in FAMILIES:  # properties with setters (Tensor.real / Tensor.imag ...)
+        for name, prop in getattr(family, "TENSOR_PROPERTIES", {}).items():
+            setattr(Tensor, name, prop)
     Tensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise; hash stays by identity, as torch

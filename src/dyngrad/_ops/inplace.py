@@ -231,7 +231,10 @@ class CopyBackwards(Op):
 
     @staticmethod
     def forward(a, src):
-        return xp.broadcast_to(xp.asarray(src, dtype=a.dtype), a.shape).copy()
+        src = xp.asarray(src)
+        if src.dtype.kind == "c" and a.dtype.kind != "c":
+            src = src.real  # (copy_ warns, as torch)
+        return xp.broadcast_to(src.astype(a.dtype, copy=False), a.shape).copy()
 
     def backward(self, g):
         return (g * 0 if self.needs_input_grad(0) else None, g)
@@ -287,6 +290,10 @@ def copy_(t: Tensor, src, non_blocking: bool = False) -> Tensor:
         out = apply(CopyBackwards, (a, s))
         return out
 
+    if src._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+        from .shape import warn_complex_to_real
+
+        warn_complex_to_real()
     return inplace(t, compute, src)
 
 

@@ -14,6 +14,7 @@ import sys
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from .complex import conj_value as conj
 from .registry import Op, apply, register
 
 
@@ -23,10 +24,11 @@ def _dims(shape) -> str:
 
 @register
 class DotBackward0(Op):
-    """dot(a, b) of two 1-D tensors."""
+    """dot(a, b) of two 1-D tensors: da = grad * b.conj(), db = grad * a.conj() (derivatives.yaml)."""
 
     save_inputs = True
     save_needs = ((1,), (0,))  # each gradient reads only the other factor
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -34,15 +36,16 @@ class DotBackward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        return (g * b if self.needs_input_grad(0) else None, g * a if self.needs_input_grad(1) else None)
+        return (g * conj(b) if self.needs_input_grad(0) else None, g * conj(a) if self.needs_input_grad(1) else None)
 
 
 @register
 class MvBackward0(Op):
-    """mv(mat, vec): dmat = outer(grad, vec), dvec = mat^T grad."""
+    """mv(mat, vec): dmat = outer(grad, vec.conj()), dvec = mat^H grad."""
 
     save_inputs = True
     save_needs = ((1,), (0,))  # each gradient reads only the other factor
+    complex_grad = True
 
     @staticmethod
     def forward(m, v):
@@ -50,11 +53,13 @@ class MvBackward0(Op):
 
     def backward(self, g):
         m, v = self.saved()
-        gm = g.unsqueeze(1) * v if self.needs_input_grad(0) else None
-        gv = mv(m.t(), g) if self.needs_input_grad(1) else None
+        gm = g.unsqueeze(1) * conj(v) if self.needs_input_grad(0) else None
+        gv = mv(conj(m.t()), g) if self.needs_input_grad(1) else None
         return gm, gv
 
     def backward_arrays(self, g):
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
         m, v = self.saved()
         gm = wrap(g[:, None] * v._data) if self.needs_input_grad(0) else None
         gv = wrap(m._data.T @ g) if self.needs_input_grad(1) else None
@@ -63,10 +68,11 @@ class MvBackward0(Op):
 
 @register
 class MmBackward0(Op):
-    """mm(a, b): da = grad b^T, db = a^T grad."""
+    """mm(a, b): da = grad b^H, db = a^H grad (derivatives.yaml: mm_mat1_backward, mm_mat2_backward)."""
 
     save_inputs = True
     save_needs = ((1,), (0,))  # each gradient reads only the other factor
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -74,11 +80,13 @@ class MmBackward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        ga = mm(g, b.t()) if self.needs_input_grad(0) else None
-        gb = mm(a.t(), g) if self.needs_input_grad(1) else None
+        ga = mm(g, conj(b.t())) if self.needs_input_grad(0) else None
+        gb = mm(conj(a.t()), g) if self.needs_input_grad(1) else None
         return ga, gb
 
     def backward_arrays(self, g):
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
         a, b = self.saved()
         ga = wrap(g @ b._data.T) if self.needs_input_grad(0) else None
         gb = wrap(a._data.T @ g) if self.needs_input_grad(1) else None
@@ -87,10 +95,11 @@ class MmBackward0(Op):
 
 @register
 class BmmBackward0(Op):
-    """bmm(a, b) on (B, n, k) @ (B, k, m)."""
+    """bmm(a, b) on (B, n, k) @ (B, k, m): da = grad b^H, db = a^H grad."""
 
     save_inputs = True
     save_needs = ((1,), (0,))  # each gradient reads only the other factor
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -98,11 +107,13 @@ class BmmBackward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        ga = bmm(g, b.transpose(1, 2)) if self.needs_input_grad(0) else None
-        gb = bmm(a.transpose(1, 2), g) if self.needs_input_grad(1) else None
+        ga = bmm(g, conj(b.transpose(1, 2))) if self.needs_input_grad(0) else None
+        gb = bmm(conj(a.transpose(1, 2)), g) if self.needs_input_grad(1) else None
         return ga, gb
 
     def backward_arrays(self, g):
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
         a, b = self.saved()
         ga = wrap(xp.matmul(g, b._data.transpose(0, 2, 1))) if self.needs_input_grad(0) else None
         gb = wrap(xp.matmul(a._data.transpose(0, 2, 1), g)) if self.needs_input_grad(1) else None
@@ -119,6 +130,8 @@ _C_TYPE_NAMES = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 
@@ -169,9 +182,7 @@ class VdotBackward0(DotBackward0):
 
     def backward(self, g):
         a, b = self.saved()
-        if a._data.dtype.kind == "c":
-            return (g.conj() * b if self.needs_input_grad(0) else None, g * a if self.needs_input_grad(1) else None)
-        return super().backward(g)
+        return (conj(g) * b if self.needs_input_grad(0) else None, g * a if self.needs_input_grad(1) else None)
 
 
 def vdot(a: Tensor, b: Tensor) -> Tensor:

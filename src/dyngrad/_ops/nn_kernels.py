@@ -399,7 +399,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     nd = input._data.ndim
     if bias is not None and nd == 2:
         return _addmm(bias, input, weight.t())
-    if bias is not None and input.is_contiguous() and weight._data.ndim == 2 and (nd == 3 or bias._data.ndim == 1):
+    if (bias is not None and bias._data.ndim and input.is_contiguous() and weight._data.ndim == 2
+            and (nd == 3 or bias._data.ndim == 1)):  # (a 0-d bias takes matmul + add, as torch)
         shape = input._data.shape
         n = 1
         for s in shape[:-1]:

@@ -9,6 +9,7 @@ from .._backend import constant, xp
 from .._tensor import Tensor, wrap
 from ._promote import OperandTypeError, operand_error, prepare, reflected
 from .comparison import isnan
+from .complex import conj_value as conj
 from .registry import Op, apply, register
 
 # ------------------------------------------------------------------ binary
@@ -29,7 +30,7 @@ class AddBackward0(Op):
 
     def backward(self, g):
         alpha = self._params[0] if self._params else 1
-        return g, (g if alpha == 1 else g * alpha)
+        return g, (g if alpha == 1 else g * conj(alpha))
 
 
 @register
@@ -44,13 +45,13 @@ class SubBackward0(Op):
         if self.next_functions[1][0] is None:
             return g, None
         alpha = self._params[0] if self._params else 1
-        return g, (-g if alpha == 1 else g * -alpha)
+        return g, (-g if alpha == 1 else g * -conj(alpha))
 
     def backward_arrays(self, g):
         if self.next_functions[1][0] is None:
             return wrap(g), None
         alpha = self._params[0] if self._params else 1
-        return wrap(g), wrap(-g if alpha == 1 else g * -alpha)
+        return wrap(g), wrap(-g if alpha == 1 else g * -conj(alpha))
 
 
 @register
@@ -70,10 +71,11 @@ class RsubBackward1(Op):
 
 @register
 class MulBackward0(Op):
-    """mul(input, other): d/dinput = grad * other, d/dother = grad * input."""
+    """mul(input, other): d/dinput = grad * other.conj(), d/dother = grad * input.conj()."""
 
     save_inputs = True
     save_needs = ((1,), (0,))  # each gradient reads only the other factor
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -81,10 +83,12 @@ class MulBackward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        return (g * b if self.next_functions[0][0] is not None else None,
-                g * a if self.next_functions[1][0] is not None else None)
+        return (g * conj(b) if self.next_functions[0][0] is not None else None,
+                g * conj(a) if self.next_functions[1][0] is not None else None)
 
     def backward_arrays(self, g):
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
         a, b = self.saved()
         return (
             wrap(g * _array(b)) if self.next_functions[0][0] is not None else None,
@@ -94,10 +98,12 @@ class MulBackward0(Op):
 
 @register
 class DivBackward0(Op):
-    """div(input, other): d/dinput = grad / other, d/dother = -grad * input / other**2."""
+    """div(input, other): d/dinput = grad / other.conj(), d/dother = -grad * ((input / other) / other).conj()
+    (derivatives.yaml: div_tensor_self_backward, div_tensor_other_backward)."""
 
     save_inputs = True
     save_needs = ((1,), (0, 1))
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -105,11 +111,13 @@ class DivBackward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        ga = g / b if self.next_functions[0][0] is not None else None
-        gb = -g * a / (b * b) if self.next_functions[1][0] is not None else None
+        ga = g / conj(b) if self.next_functions[0][0] is not None else None
+        gb = -g * conj(a / b / b) if self.next_functions[1][0] is not None else None
         return ga, gb
 
     def backward_arrays(self, g):
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
         a, b = self.saved()
         a, b = _array(a), _array(b)
         ga = wrap(g / b) if self.next_functions[0][0] is not None else None
@@ -119,9 +127,10 @@ class DivBackward0(Op):
 
 @register
 class PowBackward0(Op):
-    """pow(input, exponent: Scalar): grad * exponent * input**(exponent - 1) (zero for exponent 0)."""
+    """pow(input, exponent: Scalar): grad * (exponent * input**(exponent - 1)).conj() (zero for exponent 0)."""
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, exponent):
@@ -132,19 +141,21 @@ class PowBackward0(Op):
         p = self._params[0]
         if p == 0:
             return (g * 0.0,)
-        return (g * (p * a ** (p - 1)),)
+        return (g * conj(p * a ** (p - 1)),)
 
 
 @register
 class PowBackward1(Op):
     """pow(input, exponent: Tensor).
 
-    d/dinput = grad * exponent * input**(exponent-1), zero where exponent == 0;
-    d/dexponent = grad * result * log(input), zero where input == 0 and exponent >= 0.
+    d/dinput = grad * (exponent * input**(exponent-1)).conj(), zero where exponent == 0;
+    d/dexponent = grad * (result * log(input)).conj(), zero where input == 0 and exponent >= 0 (real)
+    (FunctionsManual.cpp pow_backward_self / pow_backward_exponent).
     """
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
@@ -154,41 +165,54 @@ class PowBackward1(Op):
         a, b, _ = self.saved()
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = where_(b == 0, 0.0, g * b * a ** (b - 1))
+            ga = where_(b == 0, 0.0, g * conj(b * a ** (b - 1)))
         if self.next_functions[1][0] is not None:
             result = self.saved_result()
-            gb = where_((a == 0) & (b >= 0), 0.0, g * result * log(a))
+            gb = where_((a == 0) & _nonnegative(b), 0.0, g * conj(result * log(a)))
         return ga, gb
+
+
+def _nonnegative(t: Tensor) -> Tensor:
+    """t >= 0, for a complex t: a real, non-negative value (pow_backward_exponent's test)."""
+    if t._data.dtype.kind != "c":
+        return t >= 0
+    return wrap((t._data.imag == 0) & (t._data.real >= 0))
 
 
 @register
 class PowBackward2(Op):
-    """pow(self: Scalar, exponent: Tensor) (``2 ** x``): grad * result * log(self)."""
+    """pow(self: Scalar, exponent: Tensor) (``2 ** x``): grad * (result * log(self)).conj()."""
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(exponent, base):
         return xp.asarray(base, dtype=exponent.dtype) ** exponent
 
     def backward(self, g):
+        import cmath
+        import math
+
         base = self._params[0]
         result = self.saved_result()
         if base == 0:
             exponent = self.saved()[0]
-            return (where_(exponent >= 0, 0.0, g * result * float("-inf")),)
-        return (g * result * float(xp.log(base)),)
+            return (where_(_nonnegative(exponent), 0.0, g * conj(result) * float("-inf")),)
+        log_base = cmath.log(base) if isinstance(base, complex) or base < 0 else math.log(base)
+        return (g * conj(result * log_base),)
 
 
 # ------------------------------------------------------------------ unary
 
 
-def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arrays=None):
+def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arrays=None, complex_grad=None):
     """Declare a unary op whose backward is ``derivative(grad, saved)``.
 
-    ``on_arrays`` is the same formula on NumPy arrays, used when no graph is recorded
-    (see Note [Backward on arrays] in registry.py).
+    ``on_arrays`` is the same formula on NumPy arrays for real dtypes, used when no graph is
+    recorded (see Note [Backward on arrays] in registry.py); complex gradients take ``derivative``.
+    ``complex_grad``: the formula follows Note [Complex gradients] (registry.py).
     """
 
     if save == "result":
@@ -197,6 +221,8 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
             return (derivative(g, self.saved_result()),)
 
         def backward_arrays(self, g):
+            if g.dtype.kind == "c":
+                return self.backward(wrap(g))
             return (wrap(on_arrays(g, self.saved()[-1]._data)),)
 
     elif save == "input":
@@ -205,6 +231,8 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
             return (derivative(g, self.saved()[0]),)
 
         def backward_arrays(self, g):
+            if g.dtype.kind == "c":
+                return self.backward(wrap(g))
             return (wrap(on_arrays(g, self.saved()[0]._data)),)
 
     else:
@@ -223,6 +251,7 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
             "__doc__": doc,
             "save_inputs": save == "input",
             "save_result": save == "result",
+            "complex_grad": complex_grad,
             "forward": staticmethod(fn),
             "backward": backward,
             "backward_arrays": backward_arrays if on_arrays is not None else None,
@@ -234,34 +263,43 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
 
 NegBackward0 = _unary("NegBackward0", xp.negative, lambda g, _: -g, save="none", doc="neg: -grad", on_arrays=lambda g, _: -g)
 ExpBackward0 = _unary(
-    "ExpBackward0", xp.exp, lambda g, y: g * y, save="result", doc="exp: grad * result", on_arrays=xp.multiply
+    "ExpBackward0", xp.exp, lambda g, y: g * conj(y), save="result", doc="exp: grad * result.conj()",
+    on_arrays=xp.multiply, complex_grad=True,
 )
-LogBackward0 = _unary("LogBackward0", xp.log, lambda g, x: g / x, doc="log: grad / input", on_arrays=xp.true_divide)
+LogBackward0 = _unary("LogBackward0", xp.log, lambda g, x: g / conj(x), doc="log: grad / input.conj()",
+                      on_arrays=xp.true_divide, complex_grad=True)
 SqrtBackward0 = _unary(
     "SqrtBackward0",
     xp.sqrt,
-    lambda g, y: g / (2 * y),
+    lambda g, y: g / (2 * conj(y)),
     save="result",
-    doc="sqrt: grad / (2 * result)",
+    doc="sqrt: grad / (2 * result.conj())",
     on_arrays=lambda g, y: g / (2 * y),
+    complex_grad=True,
 )
 SinBackward0 = _unary(
-    "SinBackward0", xp.sin, lambda g, x: g * x.cos(), doc="sin: grad * cos(input)", on_arrays=lambda g, x: g * xp.cos(x)
+    "SinBackward0", xp.sin, lambda g, x: g * conj(x.cos()), doc="sin: grad * cos(input).conj()",
+    on_arrays=lambda g, x: g * xp.cos(x), complex_grad=True,
 )
 CosBackward0 = _unary(
-    "CosBackward0", xp.cos, lambda g, x: g * -x.sin(), doc="cos: grad * -sin(input)", on_arrays=lambda g, x: g * -xp.sin(x)
+    "CosBackward0", xp.cos, lambda g, x: g * -conj(x.sin()), doc="cos: grad * -sin(input).conj()",
+    on_arrays=lambda g, x: g * -xp.sin(x), complex_grad=True,
 )
 @register
 class TanhBackwardBackward0(Op):
-    """tanh_backward(grad, result) = grad * (1 - result**2), one node as in torch.
+    """tanh_backward(grad, result) = grad * (1 - result**2).conj(), one node as in torch.
 
-    Its own backward: d/dgrad = gg * (1 - result**2); d/dresult = -2 * gg * grad * result.
+    Its own backward: d/dgrad = tanh_backward(gg, result.conj()); d/dresult = gg.conj() * -2 * grad *
+    result.conj() (the output is antiholomorphic in result: Note [Complex gradients]).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(g, y):
+        if y.dtype.kind == "c":
+            return g * (1 - y * y).conj()
         out = y * y
         if type(out) is not xp.ndarray or out.shape != g.shape or out.dtype != g.dtype:
             return g * (1 - out)  # 0-d, broadcast or mixed dtypes: no buffer to reuse
@@ -271,8 +309,8 @@ class TanhBackwardBackward0(Op):
     def backward(self, gg):
         g, y = self.saved()
         return (
-            tanh_backward(gg, y) if self.next_functions[0][0] is not None else None,
-            gg * g * y * -2 if self.next_functions[1][0] is not None else None,
+            tanh_backward(gg, conj(y)) if self.next_functions[0][0] is not None else None,
+            conj(gg) * (g * conj(y) * -2) if self.next_functions[1][0] is not None else None,
         )
 
 
@@ -282,22 +320,26 @@ def tanh_backward(g: Tensor, y: Tensor) -> Tensor:
 
 @register
 class SigmoidBackwardBackward0(Op):
-    """sigmoid_backward(grad, result) = grad * result * (1 - result), one node as in torch.
+    """sigmoid_backward(grad, result) = grad * (result * (1 - result)).conj(), one node as in torch.
 
-    Its own backward: d/dgrad = gg * result * (1 - result); d/dresult = gg * grad * (1 - 2 * result).
+    Its own backward: d/dgrad = sigmoid_backward(gg, result.conj()); d/dresult = gg.conj() * grad *
+    (1 - 2 * result.conj()) (antiholomorphic in result: Note [Complex gradients]).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(g, y):
+        if y.dtype.kind == "c":
+            return g * (y * (1 - y)).conj()
         return g * (y * (1 - y))
 
     def backward(self, gg):
         g, y = self.saved()
         return (
-            sigmoid_backward(gg, y) if self.next_functions[0][0] is not None else None,
-            gg * g * (1 - 2 * y) if self.next_functions[1][0] is not None else None,
+            sigmoid_backward(gg, conj(y)) if self.next_functions[0][0] is not None else None,
+            conj(gg) * g * (1 - 2 * conj(y)) if self.next_functions[1][0] is not None else None,
         )
 
 
@@ -334,15 +376,19 @@ TanhBackward0 = _unary(
     xp.tanh,
     tanh_backward,
     save="result",
-    doc="tanh: grad * (1 - result**2)",
+    doc="tanh: grad * (1 - result**2).conj()",
     on_arrays=TanhBackwardBackward0.forward,
+    complex_grad=True,
 )
 ReciprocalBackward0 = _unary(
-    "ReciprocalBackward0", xp.reciprocal, lambda g, y: -g * (y * y), save="result", doc="reciprocal: -grad * result**2"
+    "ReciprocalBackward0", xp.reciprocal, lambda g, y: -g * conj(y * y), save="result",
+    doc="reciprocal: -grad * (result**2).conj()", complex_grad=True,
 )
 
 
 def _sigmoid(a):
+    if a.dtype.kind == "c":
+        return 1 / (1 + xp.exp(-a))
     # 1 / (1 + exp(-a)) overflows for very negative a in exp; split by sign for stability.
     out = xp.empty_like(a)
     pos = a >= 0
@@ -357,8 +403,9 @@ SigmoidBackward0 = _unary(
     _sigmoid,
     sigmoid_backward,
     save="result",
-    doc="sigmoid: grad * result * (1 - result)",
+    doc="sigmoid: grad * (result * (1 - result)).conj()",
     on_arrays=SigmoidBackwardBackward0.forward,
+    complex_grad=True,
 )
 
 
@@ -378,11 +425,14 @@ ReluBackward0 = _unary(
 
 
 def _abs_backward(g, x):
-    # sign() is itself differentiable (zero gradient), as torch's sgn: second derivatives see it
-    return g * x.sign()
+    # sgn() is itself differentiable (zero gradient for real input): second derivatives see it, as torch's
+    from .complex import sgn
+
+    return g * sgn(x)
 
 
-AbsBackward0 = _unary("AbsBackward0", xp.abs, _abs_backward, doc="abs: grad * sign(input) (0 at 0, as torch)")
+AbsBackward0 = _unary("AbsBackward0", xp.abs, _abs_backward, doc="abs: grad * sgn(input) (0 at 0, as torch)",
+                      complex_grad=True)
 
 
 # ------------------------------------------------------------------ where (used by backward formulas)
@@ -393,6 +443,7 @@ class WhereBackward0(Op):
     """where(condition, input, other); condition is not differentiable."""
 
     save_inputs = True
+    complex_grad = True  # only the condition is saved: linear in both branches
     save_needs = ((), (0,), (0,))  # both branches' gradients read only the condition
 
     @staticmethod
@@ -650,33 +701,47 @@ def _to_float(d):
 # ------------------------------------------------------------------ unary, float results
 
 def _log1p_backward(g, x):
-    return g / (x + 1)
+    return g / conj(x + 1)
 
 
-Exp2Backward0 = _unary("Exp2Backward0", _quiet(xp.exp2), lambda g, y: g * y * _LN2, save="result",
-                       doc="exp2: grad * result * ln(2)")
-Expm1Backward0 = _unary("Expm1Backward0", _quiet(xp.expm1), lambda g, y: g * (y + 1), save="result",
-                        doc="expm1: grad * (result + 1)")
-Log2Backward0 = _unary("Log2Backward0", _quiet(xp.log2), lambda g, x: g / (x * _LN2), doc="log2: grad / (input * ln(2))")
-Log10Backward0 = _unary("Log10Backward0", _quiet(xp.log10), lambda g, x: g / (x * _LN10),
-                        doc="log10: grad / (input * ln(10))")
-Log1PBackward0 = _unary("Log1PBackward0", _quiet(xp.log1p), _log1p_backward, doc="log1p: grad / (input + 1)")
-RsqrtBackward0 = _unary("RsqrtBackward0", _quiet(lambda a: 1 / xp.sqrt(a)), lambda g, y: -0.5 * g * y**3,
-                        save="result", doc="rsqrt: -0.5 * grad * result**3")
-TanBackward0 = _unary("TanBackward0", xp.tan, lambda g, y: g * (1 + y * y), save="result", doc="tan: grad * (1 + result**2)")
-AsinBackward0 = _unary("AsinBackward0", _quiet(xp.arcsin), lambda g, x: g * rsqrt(-x * x + 1),
-                       doc="asin: grad * rsqrt(1 - input**2)")
-AcosBackward0 = _unary("AcosBackward0", _quiet(xp.arccos), lambda g, x: g * -rsqrt(-x * x + 1),
-                       doc="acos: grad * -rsqrt(1 - input**2)")
-AtanBackward0 = _unary("AtanBackward0", xp.arctan, lambda g, x: g / (x * x + 1), doc="atan: grad / (input**2 + 1)")
-SinhBackward0 = _unary("SinhBackward0", _quiet(xp.sinh), lambda g, x: g * cosh(x), doc="sinh: grad * cosh(input)")
-CoshBackward0 = _unary("CoshBackward0", _quiet(xp.cosh), lambda g, x: g * sinh(x), doc="cosh: grad * sinh(input)")
-AsinhBackward0 = _unary("AsinhBackward0", xp.arcsinh, lambda g, x: g * rsqrt(x * x + 1),
-                        doc="asinh: grad * rsqrt(input**2 + 1)")
-AcoshBackward0 = _unary("AcoshBackward0", _quiet(xp.arccosh), lambda g, x: g * rsqrt(x * x - 1),
-                        doc="acosh: grad * rsqrt(input**2 - 1)")
-AtanhBackward0 = _unary("AtanhBackward0", _quiet(xp.arctanh), lambda g, x: g / (1 - x * x),
-                        doc="atanh: grad / (1 - input**2)")
+def _acosh_backward(g, x):
+    # derivatives.yaml: the real case saves one rsqrt with sqrt(x*y) = sqrt(x) sqrt(y), untrue for complex
+    if x._data.dtype.kind == "c":
+        return g * conj(rsqrt(x + 1) * rsqrt(x - 1))
+    return g * rsqrt(x * x - 1)
+
+
+Exp2Backward0 = _unary("Exp2Backward0", _quiet(xp.exp2), lambda g, y: g * conj(y) * _LN2, save="result",
+                       doc="exp2: grad * result.conj() * ln(2)", complex_grad=True)
+Expm1Backward0 = _unary("Expm1Backward0", _quiet(xp.expm1), lambda g, y: g * (conj(y) + 1), save="result",
+                        doc="expm1: grad * (result.conj() + 1)", complex_grad=True)
+Log2Backward0 = _unary("Log2Backward0", _quiet(xp.log2), lambda g, x: g / (conj(x) * _LN2),
+                       doc="log2: grad / (input.conj() * ln(2))", complex_grad=True)
+Log10Backward0 = _unary("Log10Backward0", _quiet(xp.log10), lambda g, x: g / (conj(x) * _LN10),
+                        doc="log10: grad / (input.conj() * ln(10))", complex_grad=True)
+Log1PBackward0 = _unary("Log1PBackward0", _quiet(xp.log1p), _log1p_backward, doc="log1p: grad / (input + 1).conj()",
+                        complex_grad=True)
+RsqrtBackward0 = _unary("RsqrtBackward0", _quiet(lambda a: 1 / xp.sqrt(a)), lambda g, y: -0.5 * g * conj(y**3),
+                        save="result", doc="rsqrt: -0.5 * grad * (result**3).conj()", complex_grad=True)
+TanBackward0 = _unary("TanBackward0", xp.tan, lambda g, y: g * conj(1 + y * y), save="result",
+                      doc="tan: grad * (1 + result**2).conj()", complex_grad=True)
+AsinBackward0 = _unary("AsinBackward0", _quiet(xp.arcsin), lambda g, x: g * conj(rsqrt(-x * x + 1)),
+                       doc="asin: grad * rsqrt(1 - input**2).conj()", complex_grad=True)
+AcosBackward0 = _unary("AcosBackward0", _quiet(xp.arccos), lambda g, x: g * -conj(rsqrt(-x * x + 1)),
+                       doc="acos: grad * -rsqrt(1 - input**2).conj()", complex_grad=True)
+AtanBackward0 = _unary("AtanBackward0", xp.arctan, lambda g, x: g / conj(x * x + 1),
+                       doc="atan: grad / (input**2 + 1).conj()", complex_grad=True)
+SinhBackward0 = _unary("SinhBackward0", _quiet(xp.sinh), lambda g, x: g * conj(cosh(x)),
+                       doc="sinh: grad * cosh(input).conj()", complex_grad=True)
+CoshBackward0 = _unary("CoshBackward0", _quiet(xp.cosh), lambda g, x: g * conj(sinh(x)),
+                       doc="cosh: grad * sinh(input).conj()", complex_grad=True)
+AsinhBackward0 = _unary("AsinhBackward0", xp.arcsinh, lambda g, x: g * conj(rsqrt(x * x + 1)),
+                        doc="asinh: grad * rsqrt(input**2 + 1).conj()", complex_grad=True)
+AcoshBackward0 = _unary("AcoshBackward0", _quiet(xp.arccosh), _acosh_backward,
+                        doc="acosh: grad * rsqrt(input**2 - 1) (complex: (rsqrt(x + 1) * rsqrt(x - 1)).conj())",
+                        complex_grad=True)
+AtanhBackward0 = _unary("AtanhBackward0", _quiet(xp.arctanh), lambda g, x: g / conj(1 - x * x),
+                        doc="atanh: grad / (1 - input**2).conj()", complex_grad=True)
 
 
 def _erf_forward(a):

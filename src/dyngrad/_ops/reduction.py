@@ -604,17 +604,19 @@ def _var_array(a, axes, correction, keepdim):
         return xp.asarray(ss / (dof if dof > 0 else 0), dtype=a.dtype)
 
 
-def _var_backward(g: Tensor, a: Tensor, axes: tuple, correction, keepdim: bool, full: bool) -> Tensor:
+def _var_backward(g: Tensor, a: Tensor, axes: tuple, correction, keepdim: bool, full) -> Tensor:
     """var_backward (FunctionsManual.cpp): (2 / (N - correction)) * grad * (self - self.mean(dim, keepdim=True)).
 
     Without a dim (or on a 0-d input) and N - correction <= 0 torch returns grad * (NaN where
     self equals its mean, else inf); with a dim it keeps the formula (inf for 0, negative below).
+    ``full`` is True without a dim, False with one, and "empty" for an explicit empty dim list:
+    torch reduces every dim then but its backward counts N as the size of no dims, 1.
     """
     shape = a._data.shape
-    n = _numel(tuple(shape[ax] for ax in axes))
+    n = 1 if full == "empty" else _numel(tuple(shape[ax] for ax in axes))
     g = _unsqueeze_to(g, axes, keepdim)
     dof = n - correction
-    if full and dof <= 0:
+    if full is True and dof <= 0:
         ad = a._data
         eq = ad == ad.mean() if ad.size else xp.zeros(shape, bool)
         return g * _const(xp.where(eq, xp.nan, xp.inf).astype(ad.dtype))
@@ -741,7 +743,9 @@ def _var_args(name: str, a: Tensor, dim, unbiased, correction):
     n = _numel(tuple(a._data.shape[ax] for ax in axes))
     if n - correction <= 0:
         warnings.warn(_DOF_WARNING.format(name), UserWarning, stacklevel=3)
-    return axes, correction, dim is None or a._data.ndim == 0
+    if dim is None or a._data.ndim == 0:
+        return axes, correction, True
+    return axes, correction, "empty" if not _nonempty(dim) else False
 
 
 def var(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:

@@ -56,12 +56,39 @@ def register(cls: type) -> type:
 # checked against torch by the op table.
 
 
+# Note [Complex gradients]
+# dyngrad follows torch's convention for complex numbers (PyTorch's "Autograd for Complex Numbers"):
+# the gradient of a real loss L with respect to a complex z = x + iy is dL/dx + i dL/dy, the
+# conjugate Wirtinger derivative scaled by 2, which is the direction steepest descent takes. So a
+# backward formula is the vector-Jacobian product with the *conjugate* of the holomorphic
+# derivative: mul's is grad * other.conj(), exp's grad * result.conj(), matmul's grad @ other.mH,
+# as in derivatives.yaml. On real tensors conj() is the tensor itself, so real code pays nothing.
+# Two rules live in one place each:
+# - a real input of an op whose gradient comes back complex (real * complex, a cast to complex)
+#   gets the real part of it: the engine's _validate does this for every edge (torch's
+#   handle_r_to_c, which derivatives.yaml writes into each formula);
+# - an op whose backward has not been written for complex refuses to record a complex graph, with
+#   torch's text for the ops it has not implemented ("silu does not support automatic
+#   differentiation for outputs with complex dtype."), instead of computing a wrong gradient.
+#   Ops that save nothing for backward are linear with real coefficients, so their backward
+#   holds for complex as it is: they are complex-capable by default. Ops that save values opt in
+#   with ``complex_grad = True`` once their formula follows the convention.
+
+
 class Op(Node):
     """Base of registry ops; see the module docstring."""
 
     __slots__ = ()
     save_inputs = False
     save_result = False
+    # Whether the backward follows Note [Complex gradients]; None: only if the op saves nothing.
+    complex_grad = None
+    _complex_ok = True  # complex_grad resolved per class (__init_subclass__)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cg = cls.complex_grad
+        cls._complex_ok = (not (cls.save_inputs or cls.save_result)) if cg is None else cg
     # With save_inputs: for each input, the indices of the inputs its gradient formula reads
     # (MulBackward0: ((1,), (0,))). Inputs no wanted gradient reads are not saved, so an
     # in-place change to them later is no error, as in torch. None saves every input, and so
@@ -165,6 +192,8 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         edges.append(_NO_EDGE)
     if not needed:
         return wrap(out)
+    if not op._complex_ok:
+        check_complex_grad(op, arrays, (out,))
     node = _new(op)
     node._seq = next(_sequence)
     node.next_functions = tuple(edges)
@@ -208,6 +237,21 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         node._versions = None
         node._packed = True
     return result
+
+
+def check_complex_grad(op: type, arrays, outs) -> None:
+    """Refuse to record ``op`` on complex values when its backward is real-only (Note [Complex gradients])."""
+    for a in (*outs, *arrays):
+        if type(a) is _ndarray and a.dtype.kind == "c":
+            raise RuntimeError(f"{aten_name(op)} does not support automatic differentiation for outputs with complex dtype.")
+
+
+def aten_name(op: type) -> str:
+    """torch's operator name for a grad_fn class: ``ScatterReduceBackward0`` -> ``scatter_reduce``."""
+    import re
+
+    stem = re.sub(r"Backward\d*$", "", op.__name__)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", stem).lower()
 
 
 _KEEP: dict = {}  # (op, which inputs need a gradient) -> which inputs to save
@@ -269,6 +313,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
                 break
     if not needs:
         return tuple([wrap(o) for o in outs])
+    if not op._complex_ok:
+        check_complex_grad(op, arrays, outs)
     node = new_node(op)
     node.next_functions = tuple([edge(t) for t in inputs])
     if params:

@@ -121,6 +121,10 @@ def _mark_view(out: Tensor, a: Tensor) -> Tensor:
     of a tensor that requires grad may not be modified in grad mode.
     """
     out._vc = a._vc
+    if a._is_conj:  # views keep torch's conjugate / negative bits (Note [Conjugate bit])
+        out._is_conj = True
+    if a._is_neg:
+        out._is_neg = True
     base = a._base
     if base is None:
         base = a
@@ -468,16 +472,44 @@ def contiguous(a: Tensor, memory_format=None) -> Tensor:
     return clone(a)
 
 
+_COMPLEX_TO_REAL = (
+    "Casting complex values to real discards the imaginary part (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)"
+)
+
+
+_warned_complex_to_real = False
+
+
+def warn_complex_to_real() -> None:
+    """torch's UserWarning when a cast or copy drops the imaginary part (once per process, as torch's
+    TORCH_WARN_ONCE)."""
+    global _warned_complex_to_real
+    if not _warned_complex_to_real:
+        _warned_complex_to_real = True
+        import warnings
+
+        warnings.warn(_COMPLEX_TO_REAL, UserWarning, stacklevel=3)
+
+
 @register
 class ToCopyBackward0(Op):
-    """to(dtype): a cast; the gradient is cast back to the input's dtype."""
+    """to(dtype): a cast; the gradient is cast back to the input's dtype (its real part for a real input:
+    derivatives.yaml's _to_copy_backward)."""
 
     @staticmethod
     def forward(a, npd, in_npd):
+        if a.dtype.kind == "c" and npd.kind != "c":
+            return a.real.astype(npd)  # (the warning is the caller's, once per call as torch)
         return a.astype(npd)
 
     def backward(self, g):
-        return (g.to(self._params[1]),)
+        in_npd = self._params[1]
+        if g._data.dtype.kind == "c" and in_npd.kind != "c":
+            from .complex import real
+
+            g = real(g)
+        return (g.to(in_npd),)
 
 
 def to(a: Tensor, *args, **kwargs) -> Tensor:
@@ -505,6 +537,8 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
     npd = a._data.dtype if target is None else to_numpy(target)
     if npd == a._data.dtype and not copy:
         return a
+    if a._data.dtype.kind == "c" and npd.kind != "c":
+        warn_complex_to_real()
     if npd.kind not in "fc" and a._requires_grad:
         # Casting to an integer type cuts the graph, as torch does.
         from .._tensor import wrap

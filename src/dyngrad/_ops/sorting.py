@@ -377,10 +377,10 @@ def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False, return_
     else:
         axis = _wrap_dim(dim, d.ndim)
         zero_dims = [i for i, n in enumerate(d.shape) if n == 0]
+        if zero_dims and d.shape[axis] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if len(zero_dims) > 1:
             raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-        if zero_dims and zero_dims[0] != axis:
-            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if zero_dims or d.ndim == 0:
             values, inverse, counts = d.copy(), xp.zeros(d.shape[:1], xp.int64), xp.zeros(d.shape[:1], xp.int64)
         else:

@@ -54,6 +54,9 @@ def _validate(node, index, grad: Tensor, meta) -> Tensor:
         else:
             grad = wrap(sum_to_shape(gd, shape))
     if grad._data.dtype != npd:
+        if grad._data.dtype.kind == "c" and npd.kind != "c":
+            # a real input's share of a complex gradient is its real part (Note [Complex gradients])
+            grad = grad.real if _state.enabled else wrap(grad._data.real)
         grad = grad.to(npd)
     return grad
 

@@ -128,7 +128,9 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
         if not diff:
             return [None] * len(outs)
         grads = grad(diff, leaves, dummies, create_graph=True, allow_unused=True)
-        terms = [(g * t).sum() for g, t in zip(grads, tangents) if g is not None and t is not None]
+        # Re<J^H g, t> = Re<g, J t>: its gradient in g is J t, for real and complex tensors alike
+        # (torch's convention, Note [Complex gradients] in _ops/registry.py)
+        terms = [(g.conj() * t).sum().real for g, t in zip(grads, tangents) if g is not None and t is not None]
         if not terms:
             result = [wrap(xp.zeros_like(o._data)) for o in diff]
         else:

@@ -27,26 +27,46 @@ def _differentiable_outputs(outputs):
     return tuple(o for o in outputs if isinstance(o, Tensor) and o._requires_grad)
 
 
+# Complex numbers (as torch's gradcheck, in its real form): a complex element counts as two real
+# coordinates (real, imaginary). The numerical Jacobian perturbs each real coordinate of an input and
+# reads each real coordinate of the outputs; the analytical one seeds backward with 1 (and 1j for a
+# complex output) at one output element: under torch's convention (Note [Complex gradients] in
+# _ops/registry.py) the gradient's real and imaginary parts are then the derivatives of that output
+# coordinate with respect to the input's real and imaginary parts.
+
+
+def _real_size(t: Tensor) -> int:
+    return t._data.size * (2 if t._data.dtype.kind == "c" else 1)
+
+
+def _real_coords(a):
+    """The real coordinates of an array, flattened: (re, im) pairs for a complex one."""
+    a = a.reshape(-1)
+    return xp.stack([a.real, a.imag], axis=1).reshape(-1) if a.dtype.kind == "c" else a
+
+
 def _numerical_jacobian(fn, inputs, outputs, eps: float):
-    """J[i][j]: d output j / d input i as arrays of shape (input numel, output numel)."""
+    """J[i][j]: d output j / d input i, over real coordinates: arrays of shape (input, output)."""
     jac = []
     for t in inputs:
         if not (isinstance(t, Tensor) and t._requires_grad):
             jac.append(None)
             continue
-        cols = [xp.zeros((t._data.size, o._data.size), dtype=xp.float64) for o in outputs]
+        cols = [xp.zeros((_real_size(t), _real_size(o)), dtype=xp.float64) for o in outputs]
         flat = t._data.reshape(-1)  # a view: writes change the input in place
+        steps = (eps, 1j * eps) if flat.dtype.kind == "c" else (eps,)
         for k in range(flat.size):
             old = flat[k].item()
-            flat[k] = old + eps
-            with no_grad():
-                plus = [o._data.copy() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
-            flat[k] = old - eps
-            with no_grad():
-                minus = [o._data.copy() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
-            flat[k] = old
-            for j, (p, m) in enumerate(zip(plus, minus)):
-                cols[j][k] = ((p - m) / (2 * eps)).reshape(-1)
+            for s, step in enumerate(steps):
+                flat[k] = old + step
+                with no_grad():
+                    plus = [o._data.copy() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+                flat[k] = old - step
+                with no_grad():
+                    minus = [o._data.copy() for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+                flat[k] = old
+                for j, (p, m) in enumerate(zip(plus, minus)):
+                    cols[j][k * len(steps) + s] = _real_coords((p - m) / (2 * eps))
         jac.append(cols)
     return jac
 
@@ -55,20 +75,22 @@ def _analytical_jacobian(inputs, outputs):
     from . import grad
 
     diff_inputs = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
-    jac = {id(t): [xp.zeros((t._data.size, o._data.size), dtype=xp.float64) for o in outputs] for t in diff_inputs}
+    jac = {id(t): [xp.zeros((_real_size(t), _real_size(o)), dtype=xp.float64) for o in outputs] for t in diff_inputs}
     for j, o in enumerate(outputs):
+        seeds = (1, 1j) if o._data.dtype.kind == "c" else (1,)
         for k in range(o._data.size):
-            seed = xp.zeros(o._data.size, dtype=o._data.dtype)
-            seed[k] = 1
-            grads = grad(o, diff_inputs, wrap(seed.reshape(o._data.shape)), retain_graph=True, allow_unused=True)
-            for t, g in zip(diff_inputs, grads):
-                if g is not None:
-                    jac[id(t)][j][:, k] = g._data.reshape(-1)
+            for s, value in enumerate(seeds):
+                seed = xp.zeros(o._data.size, dtype=o._data.dtype)
+                seed[k] = value
+                grads = grad(o, diff_inputs, wrap(seed.reshape(o._data.shape)), retain_graph=True, allow_unused=True)
+                for t, g in zip(diff_inputs, grads):
+                    if g is not None:
+                        jac[id(t)][j][:, k * len(seeds) + s] = _real_coords(g._data)
     return [jac.get(id(t)) if isinstance(t, Tensor) and t._requires_grad else None for t in inputs]
 
 
 def _fmt(array, like: Tensor) -> str:
-    return repr(wrap(array.astype(like._data.dtype)))
+    return repr(wrap(array.astype(like._data.dtype if like._data.dtype.kind != "c" else xp.float64)))
 
 
 def gradcheck(
@@ -102,7 +124,7 @@ def gradcheck(
     """
     inputs = _as_tuple(inputs)
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._requires_grad and t._data.dtype != xp.float64:
+        if isinstance(t, Tensor) and t._requires_grad and t._data.dtype not in (xp.float64, xp.complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or complex. This check "
                 "will likely fail if all the inputs are not of double precision floating point or complex. ",
@@ -128,6 +150,13 @@ def gradcheck(
     return True
 
 
+def _random_like(rng, o: Tensor) -> Tensor:
+    values = rng.standard_normal(o._data.shape)
+    if o._data.dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(o._data.shape)
+    return wrap(xp.asarray(values).astype(o._data.dtype), True)
+
+
 def gradgradcheck(
     func,
     inputs,
@@ -151,9 +180,7 @@ def gradgradcheck(
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
     if grad_outputs is None:
         rng = xp.random.default_rng(0)
-        grad_outputs = tuple(
-            wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), True) for o in outputs
-        )
+        grad_outputs = tuple(_random_like(rng, o) for o in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_inputs = len(inputs)
