@@ -12,10 +12,12 @@ where longdouble is plain double, this degrades to two roundings). Constants are
 rounded to the working dtype, as Math.h's ``T(...)`` constants are.
 
 Note [float32 libm]
-The same kernels call glibc's float functions (expf, logf, sinf, cosf, acosf), which are
-correctly rounded or nearly so; NumPy's own float32 loops are not (its exp differs from the
-correctly rounded value for a third of float32 inputs). For float32 the functions here
-evaluate in float64 and round once; float64 uses NumPy's float64 functions.
+The same kernels call glibc's functions (expf, logf, sinf, cosf, acosf; exp, acos ...), which
+are correctly rounded or nearly so; some of NumPy's own loops are not (its float32 exp differs
+from the correctly rounded value for a third of float32 inputs, its float64 exp and arccos for
+a few percent of inputs). For float32 the functions here evaluate in float64 and round once;
+float64 exp and acos evaluate in longdouble and round once; float64 log, sin and cos are
+NumPy's, which agree with glibc's.
 """
 
 from __future__ import annotations
@@ -45,19 +47,21 @@ def fms(a, b, c):
     return xp.asarray(a.astype(wide) * _widen(b, dt, wide) - _widen(c, dt, wide)).astype(dt)
 
 
-def _libm(fn):
+def _libm(fn, wide_float64: bool = False):
     def run(x):
         if x.dtype == xp.float32:
             return xp.asarray(fn(x.astype(xp.float64))).astype(xp.float32)
+        if wide_float64:
+            return xp.asarray(fn(x.astype(xp.longdouble))).astype(x.dtype)
         return fn(x)
 
     run.__name__ = fn.__name__
-    run.__doc__ = f"{fn.__name__} in the working dtype, float32 rounded once from float64 (Note [float32 libm])."
+    run.__doc__ = f"{fn.__name__} in the working dtype, rounded as glibc's (Note [float32 libm])."
     return run
 
 
-exp = _libm(xp.exp)
+exp = _libm(xp.exp, wide_float64=True)
 log = _libm(xp.log)
 sin = _libm(xp.sin)
 cos = _libm(xp.cos)
-acos = _libm(xp.arccos)
+acos = _libm(xp.arccos, wide_float64=True)
