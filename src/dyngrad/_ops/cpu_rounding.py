@@ -6,10 +6,13 @@ contraction on: ``a * b - c`` becomes one fused multiply-add, rounded once. Wher
 difference shows (recurrences over hundreds of degrees, differences near a zero, an
 intermediate just above the float32 range) matching torch needs the same single rounding.
 ``fma``/``fms`` give it: float32 operands are multiplied exactly in float64 and rounded once
-to float32; float64 operands go through ``numpy.longdouble`` (x87 extended precision on
-x86-64 Linux: 11 more bits, which rounds as the fused operation does in nearly every case;
-where longdouble is plain double, this degrades to two roundings). Constants are first
-rounded to the working dtype, as Math.h's ``T(...)`` constants are.
+to float32 (exact but for double rounding in rare ties); float64 follows Boldo and Melquiond
+("Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+IEEE Trans. Computers 57, 2008): the product is split exactly into a sum of two doubles
+(Dekker's two-product, Veltkamp's splitting), the addend added with Knuth's two-sum, the two
+error terms summed rounding to odd, and the total rounded once. (Extended precision would not
+do: it loses the digits exactly where the sum cancels.) Constants are first rounded to the
+working dtype, as Math.h's ``T(...)`` constants are.
 
 Note [float32 libm]
 The same kernels call glibc's functions (expf, logf, sinf, cosf, acosf; exp, acos ...), which
@@ -24,27 +27,55 @@ from __future__ import annotations
 
 from .._backend import xp
 
-_WIDE = {xp.dtype(xp.float32): xp.float64, xp.dtype(xp.float64): xp.longdouble}
+_SPLITTER = 134217729.0  # 2**27 + 1: splits a double into two halves of 26 bits
 
 
-def _widen(value, dtype, wide):
-    if isinstance(value, xp.ndarray) or isinstance(value, xp.generic):
-        return xp.asarray(value, dtype=dtype).astype(wide)
-    return wide(dtype.type(value))
+def _operand(value, dtype):
+    """An operand in the working dtype (a Python constant rounded to it first, as Math.h's T(...))."""
+    return xp.asarray(value).astype(dtype, copy=False)
+
+
+def _split(a):
+    scaled = _SPLITTER * a
+    high = scaled - (scaled - a)
+    return high, a - high
+
+
+def _two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly (Knuth)."""
+    s = a + b
+    virtual = s - a
+    return s, (a - (s - virtual)) + (b - virtual)
+
+
+def _fma_float64(a, b, c):
+    product = a * b
+    a_high, a_low = _split(a)
+    b_high, b_low = _split(b)
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total, sum_error = _two_sum(c, product)
+    low, low_error = _two_sum(sum_error, product_error)
+    # round the low part to odd: an inexact sum with an even last bit moves one ulp towards the exact value
+    nudge = (low_error != 0) & ((low.view(xp.int64) & 1) == 0)
+    low = xp.where(nudge, xp.nextafter(low, xp.where(low_error > 0, xp.inf, -xp.inf)), low)
+    fused = total + low
+    # the splitting overflows for |a|, |b| near the float64 limit: there the plain result is the fused one anyway
+    return xp.where(xp.isfinite(fused), fused, total)
 
 
 def fma(a, b, c):
     """``a * b + c`` rounded once to ``a``'s dtype (float32 or float64); b, c arrays or numbers."""
     dt = a.dtype
-    wide = _WIDE[dt]
-    return xp.asarray(a.astype(wide) * _widen(b, dt, wide) + _widen(c, dt, wide)).astype(dt)
+    b, c = _operand(b, dt), _operand(c, dt)
+    if dt == xp.float32:
+        return xp.asarray(a.astype(xp.float64) * b.astype(xp.float64) + c.astype(xp.float64)).astype(xp.float32)
+    a, b, c = xp.broadcast_arrays(xp.asarray(a), b, c)
+    return xp.asarray(_fma_float64(a, b, c))
 
 
 def fms(a, b, c):
     """``a * b - c`` rounded once to ``a``'s dtype."""
-    dt = a.dtype
-    wide = _WIDE[dt]
-    return xp.asarray(a.astype(wide) * _widen(b, dt, wide) - _widen(c, dt, wide)).astype(dt)
+    return fma(a, b, -_operand(c, a.dtype))
 
 
 def _libm(fn, wide_float64: bool = False):
