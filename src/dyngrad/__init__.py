@@ -119,7 +119,9 @@ _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
     globals().update(getattr(_family, "EXPORTS", {}))
 del _family
-globals().update(signal.WINDOW_FACTORIES)  # hann_window, kaiser_window ... (dyngrad.signal.window_functions)
+from .signal import window_functions as _window_functions  # noqa: E402
+
+globals().update(_window_functions.EXPORTS)  # hann_window, kaiser_window ... (torch's top-level window factories)
 
 __version__ = "0.1.0"
 

@@ -8,6 +8,5 @@ the top level (``dyngrad.hann_window``), as in torch.
 from __future__ import annotations
 
 from . import windows
-from .window_functions import EXPORTS as WINDOW_FACTORIES
 
 __all__ = ["windows"]
