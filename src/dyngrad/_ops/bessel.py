@@ -29,14 +29,22 @@ from .out_param import check_out_autograd, write_out
 from .pointwise import sign, where_
 from .registry import Op, apply, register
 
+_CHUNK = 1 << 16  # elements per kernel call: the series' temporaries stay in cache (about twice as fast)
+
 
 def in_working_dtype(kernel):
-    """``kernel`` on a float32/float64 array as it is, on float16 through float32 (torch's upcast)."""
+    """``kernel`` (written for 1-D arrays) on an array of any shape: float32/float64 as they are, float16
+    through float32 (torch's upcast), in chunks of ``_CHUNK`` elements."""
 
     def run(a):
-        if a.dtype == xp.float16:
-            return kernel(a.astype(xp.float32)).astype(xp.float16)
-        return kernel(a)
+        half = a.dtype == xp.float16
+        flat = (a.astype(xp.float32) if half else a).reshape(-1)
+        if flat.size <= _CHUNK:
+            out = kernel(flat)
+        else:
+            out = xp.concatenate([kernel(flat[i : i + _CHUNK]) for i in range(0, flat.size, _CHUNK)])
+        out = out.reshape(a.shape)
+        return out.astype(xp.float16) if half else out
 
     run.__name__ = kernel.__name__
     run.__doc__ = kernel.__doc__

@@ -51,6 +51,23 @@ def _horner(z, coefficients):
     return p
 
 
+def piecewise(x, *cases):
+    """``fn(x[mask])`` into ``out[mask]`` for each (mask, fn); the masks partition the 1-D array ``x``.
+
+    Math.h chooses a formula per element; evaluating each formula only where it is chosen costs
+    one pass per element instead of one per formula (the formulas are long: 25-30 term series).
+    """
+    out = xp.empty_like(x)
+    for mask, fn in cases:
+        if mask.any():
+            out[mask] = fn(x[mask])
+    return out
+
+
+def _constant(value):
+    return lambda v: xp.full_like(v, value)
+
+
 # exp(-x) I0(x) on [0, 8] and exp(-x) sqrt(x) I0(x) on (8, inf) (Cephes i0.c)
 I0E_A = (
     -4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16, 1.71539128555513303061e-15,
@@ -103,57 +120,78 @@ def _i1_tables(x):
     return I1E_A, I1E_B
 
 
+def _i0_near(ax):
+    return cr.exp(ax) * chbevl(ax / 2.0 - 2.0, I0E_A)
+
+
+def _i0_far(ax):
+    return cr.exp(ax) * chbevl(32.0 / ax - 2.0, I0E_B) / xp.sqrt(ax)
+
+
 def i0(x):
     """I0(x), the modified Bessel function of the first kind of order 0 (Math.h calc_i0, Cephes i0.c)."""
     ax = xp.abs(x)
-    near = cr.exp(ax) * chbevl(ax / 2.0 - 2.0, I0E_A)
-    far = cr.exp(ax) * chbevl(32.0 / ax - 2.0, I0E_B) / xp.sqrt(ax)
-    return xp.where(ax <= 8.0, near, far)
+    near = ax <= 8.0
+    return piecewise(ax, (near, _i0_near), (~near, _i0_far))
 
 
 def i0e(x):
     """exp(-|x|) I0(x) (Math.h calc_i0e, Cephes i0e)."""
     ax = xp.abs(x)
-    near = chbevl(ax / 2.0 - 2.0, I0E_A)
-    far = chbevl(32.0 / ax - 2.0, I0E_B) / xp.sqrt(ax)
-    return xp.where(ax <= 8.0, near, far)
+    near = ax <= 8.0
+    return piecewise(
+        ax,
+        (near, lambda v: chbevl(v / 2.0 - 2.0, I0E_A)),
+        (~near, lambda v: chbevl(32.0 / v - 2.0, I0E_B) / xp.sqrt(v)),
+    )
+
+
+def _odd(x, magnitude):
+    """An odd function from its values ``magnitude`` at |x| (the sign of x < 0 applied; -0 and NaN kept)."""
+    return xp.where(x < 0.0, -magnitude, magnitude)
 
 
 def i1(x):
     """I1(x), odd in x (Math.h calc_i1, Cephes i1.c)."""
     a_table, b_table = _i1_tables(x)
     ax = xp.abs(x)
-    near = cr.exp(ax) * ax * chbevl(ax / 2.0 - 2.0, a_table)
-    far = cr.exp(ax) * chbevl(32.0 / ax - 2.0, b_table) / xp.sqrt(ax)
-    out = xp.where(ax <= 8.0, near, far)
-    return xp.where(x < 0.0, -out, out)
+    near = ax <= 8.0
+    magnitude = piecewise(
+        ax,
+        (near, lambda v: cr.exp(v) * v * chbevl(v / 2.0 - 2.0, a_table)),
+        (~near, lambda v: cr.exp(v) * chbevl(32.0 / v - 2.0, b_table) / xp.sqrt(v)),
+    )
+    return _odd(x, magnitude)
 
 
 def i1e(x):
     """exp(-|x|) I1(x) (Math.h calc_i1e, Cephes i1e)."""
     a_table, b_table = _i1_tables(x)
     ax = xp.abs(x)
-    near = chbevl(ax / 2.0 - 2.0, a_table) * ax
-    far = chbevl(32.0 / ax - 2.0, b_table) / xp.sqrt(ax)
-    out = xp.where(ax <= 8.0, near, far)
-    return xp.where(x < 0.0, -out, out)
+    near = ax <= 8.0
+    magnitude = piecewise(
+        ax,
+        (near, lambda v: chbevl(v / 2.0 - 2.0, a_table) * v),
+        (~near, lambda v: chbevl(32.0 / v - 2.0, b_table) / xp.sqrt(v)),
+    )
+    return _odd(x, magnitude)
 
 
 def modified_bessel_i0(x):
     """special.modified_bessel_i0: I0(x) (Math.h modified_bessel_i0_forward; the same expansion as calc_i0)."""
-    ax = xp.abs(x)
-    near = cr.exp(ax) * chbevl(ax / 2.0 - 2.0, I0E_A)
-    far = cr.exp(ax) * chbevl(32.0 / ax - 2.0, I0E_B) / xp.sqrt(ax)
-    return xp.where(ax <= 8.0, near, far)
+    return i0(x)
 
 
 def modified_bessel_i1(x):
     """special.modified_bessel_i1: I1(x) (Math.h modified_bessel_i1_forward: full tables in every dtype)."""
     ax = xp.abs(x)
-    near = chbevl(ax / 2.0 - 2.0, I1E_A) * ax * cr.exp(ax)
-    far = cr.exp(ax) * chbevl(32.0 / ax - 2.0, I1E_B) / xp.sqrt(ax)
-    out = xp.where(ax <= 8.0, near, far)
-    return xp.where(x < 0.0, -out, out)
+    near = ax <= 8.0
+    magnitude = piecewise(
+        ax,
+        (near, lambda v: chbevl(v / 2.0 - 2.0, I1E_A) * v * cr.exp(v)),
+        (~near, lambda v: cr.exp(v) * chbevl(32.0 / v - 2.0, I1E_B) / xp.sqrt(v)),
+    )
+    return _odd(x, magnitude)
 
 
 # ----------------------------------------------------------------- K0, K1 (Cephes k0.c, k1.c)
@@ -190,11 +228,23 @@ K1_B = (
 )
 
 
-def _k_domain(x, near, far, near_limit: float = 2.0):
-    """inf at 0, NaN below 0 (NaN stays NaN through ``far``), ``near`` on (0, 2], ``far`` beyond."""
-    out = xp.where(x <= near_limit, near, far)
-    out = xp.where(x < 0.0, xp.nan, out)
-    return xp.where(x == 0.0, xp.inf, out)
+def _k_family(x, near, far):
+    """inf at 0, NaN below 0, ``near`` on (0, 2], ``far`` beyond (NaN goes there and stays NaN)."""
+    small = (x > 0.0) & (x <= 2.0)
+    return piecewise(
+        x,
+        (x == 0.0, _constant(xp.inf)),
+        (x < 0.0, _constant(xp.nan)),
+        (small, near),
+        (~(small | (x <= 0.0)), far),
+    )
+
+
+def _k0_near(x):
+    """0.5 (a - p) - log(x / 2) I0(x): in double for float32 too (Math.h's ``0.5 * x`` is a double product)."""
+    series = chbevl(cr.fms(x, x, 2.0), K0_A).astype(xp.float64)
+    wide = x.astype(xp.float64)
+    return (-cr.fms(cr.log(0.5 * wide), i0(x).astype(xp.float64), series)).astype(x.dtype)
 
 
 def modified_bessel_k0(x):
@@ -203,33 +253,30 @@ def modified_bessel_k0(x):
     On (0, 2] Math.h evaluates ``log(0.5 * x) * I0(x)`` in double even for float32 (its ``0.5`` is a double
     literal); that term and the difference are computed in float64 here too, then rounded once.
     """
-    series = chbevl(cr.fms(x, x, 2.0), K0_A).astype(xp.float64)
-    wide = x.astype(xp.float64)
-    near = -cr.fms(cr.log(0.5 * wide), modified_bessel_i0(x).astype(xp.float64), series)
-    near = near.astype(x.dtype)
-    far = cr.exp(-x) * chbevl(8.0 / x - 2.0, K0_B) / xp.sqrt(x)
-    return _k_domain(x, near, far)
+    return _k_family(x, _k0_near, lambda v: cr.exp(-v) * chbevl(8.0 / v - 2.0, K0_B) / xp.sqrt(v))
+
+
+def _k1_near(x):
+    return cr.fma(cr.log(0.5 * x), modified_bessel_i1(x), chbevl(cr.fms(x, x, 2.0), K1_A) / x)
 
 
 def modified_bessel_k1(x):
     """K1(x) (Math.h modified_bessel_k1_forward, Cephes k1.c)."""
-    near = cr.fma(cr.log(0.5 * x), modified_bessel_i1(x), chbevl(cr.fms(x, x, 2.0), K1_A) / x)
-    far = cr.exp(-x) * chbevl(8.0 / x - 2.0, K1_B) / xp.sqrt(x)
-    return _k_domain(x, near, far)
+    return _k_family(x, _k1_near, lambda v: cr.exp(-v) * chbevl(8.0 / v - 2.0, K1_B) / xp.sqrt(v))
 
 
 def scaled_modified_bessel_k0(x):
     """exp(x) K0(x) (Math.h scaled_modified_bessel_k0_forward, Cephes k0e)."""
-    near = -cr.fms(cr.log(0.5 * x), modified_bessel_i0(x), chbevl(cr.fms(x, x, 2.0), K0_A)) * cr.exp(x)
-    far = chbevl(8.0 / x - 2.0, K0_B) / xp.sqrt(x)
-    return _k_domain(x, near, far)
+    return _k_family(
+        x,
+        lambda v: -cr.fms(cr.log(0.5 * v), i0(v), chbevl(cr.fms(v, v, 2.0), K0_A)) * cr.exp(v),
+        lambda v: chbevl(8.0 / v - 2.0, K0_B) / xp.sqrt(v),
+    )
 
 
 def scaled_modified_bessel_k1(x):
     """exp(x) K1(x) (Math.h scaled_modified_bessel_k1_forward, Cephes k1e)."""
-    near = cr.fma(cr.log(0.5 * x), modified_bessel_i1(x), chbevl(cr.fms(x, x, 2.0), K1_A) / x) * cr.exp(x)
-    far = chbevl(8.0 / x - 2.0, K1_B) / xp.sqrt(x)
-    return _k_domain(x, near, far)
+    return _k_family(x, lambda v: _k1_near(v) * cr.exp(v), lambda v: chbevl(8.0 / v - 2.0, K1_B) / xp.sqrt(v))
 
 
 # ----------------------------------------------------------------- J0, J1, Y0, Y1 (Cephes j0.c, j1.c)
@@ -292,13 +339,25 @@ def _hankel(x, z, tables, phase, second_kind: bool):
     return wave * _SQRT_2_OVER_PI / xp.sqrt(x)
 
 
+def _j0_near(x):
+    xx = x * x
+    return (xx - J0_R1_SQUARED) * (xx - J0_R2_SQUARED) * _horner(xx, J0_RP) / _horner(xx, J0_RQ)
+
+
+def _j0_far(x):
+    return _hankel(x, 25.0 / (x * x), (J0_PP, J0_PQ, J0_QP, J0_QQ), _PI_4, False)
+
+
 def _j0_abs(x):
     """J0 of ``x`` >= 0 (or NaN)."""
-    xx = x * x
-    tiny = 1.0 - xx / 4.0
-    near = (xx - J0_R1_SQUARED) * (xx - J0_R2_SQUARED) * _horner(xx, J0_RP) / _horner(xx, J0_RQ)
-    far = _hankel(x, 25.0 / xx, (J0_PP, J0_PQ, J0_QP, J0_QQ), _PI_4, False)
-    return xp.where(x <= 5.0, xp.where(x < 0.00001, tiny, near), far)
+    near = x <= 5.0
+    tiny = x < 0.00001
+    return piecewise(
+        x,
+        (tiny, lambda v: 1.0 - v * v / 4.0),
+        (near & ~tiny, _j0_near),
+        (~near, _j0_far),
+    )
 
 
 def bessel_j0(x):
@@ -306,40 +365,60 @@ def bessel_j0(x):
     return _j0_abs(xp.abs(x))
 
 
-def _j1_nonnegative(x):
-    """J1 of ``x`` >= 0 (or NaN)."""
+def _j1_near(x):
     xx = x * x
-    near = _horner(xx, J1_RP) / _horner(xx, J1_RQ) * x * (xx - J1_R1_SQUARED) * (xx - J1_R2_SQUARED)
+    return _horner(xx, J1_RP) / _horner(xx, J1_RQ) * x * (xx - J1_R1_SQUARED) * (xx - J1_R2_SQUARED)
+
+
+def _five_over_x_squared(x):
     five_over_x = 5.0 / x
-    far = _hankel(x, five_over_x * five_over_x, (J1_PP, J1_PQ, J1_QP, J1_QQ), _3PI_4, False)
-    return xp.where(x <= 5.0, near, far)
+    return five_over_x * five_over_x
+
+
+def _j1_far(x):
+    return _hankel(x, _five_over_x_squared(x), (J1_PP, J1_PQ, J1_QP, J1_QQ), _3PI_4, False)
 
 
 def bessel_j1(x):
-    """J1(x), odd in x (Math.h bessel_j1_forward, Cephes j1.c)."""
-    negative = x < 0.0
-    out = _j1_nonnegative(xp.where(negative, -x, x))
-    return xp.where(negative, -out, out)
+    """J1(x), odd in x (Math.h bessel_j1_forward, Cephes j1.c: J1(-x) = -J1(x))."""
+    ax = xp.abs(x)
+    near = ax <= 5.0
+    return _odd(x, piecewise(ax, (near, _j1_near), (~near, _j1_far)))
+
+
+def _y_family(x, near, far):
+    """-inf at 0, NaN below 0, ``near`` on (0, 5], ``far`` beyond (NaN goes there and stays NaN)."""
+    small = (x > 0.0) & (x <= 5.0)
+    return piecewise(
+        x,
+        (x == 0.0, _constant(-xp.inf)),
+        (x < 0.0, _constant(xp.nan)),
+        (small, near),
+        (~(small | (x <= 0.0)), far),
+    )
+
+
+def _y0_near(x):
+    xx = x * x
+    return cr.fma(_TWO_OVER_PI * cr.log(x), _j0_abs(x), _horner(xx, Y0_YP) / _horner(xx, Y0_YQ))
 
 
 def bessel_y0(x):
     """Y0(x): -inf at 0, NaN for x < 0 (Math.h bessel_y0_forward, Cephes j0.c)."""
+    return _y_family(x, _y0_near, lambda v: _hankel(v, 25.0 / (v * v), (J0_PP, J0_PQ, J0_QP, J0_QQ), _PI_4, True))
+
+
+def _y1_near(x):
     xx = x * x
-    near = cr.fma(_TWO_OVER_PI * cr.log(x), _j0_abs(xp.abs(x)), _horner(xx, Y0_YP) / _horner(xx, Y0_YQ))
-    far = _hankel(x, 25.0 / xx, (J0_PP, J0_PQ, J0_QP, J0_QQ), _PI_4, True)
-    out = xp.where(x <= 5.0, xp.where(x < 0.0, xp.nan, near), far)
-    return xp.where(x == 0.0, -xp.inf, out)
+    bracket = cr.fms(_j1_near(x), cr.log(x), 1.0 / x)
+    return cr.fma(x, _horner(xx, Y1_YP) / _horner(xx, Y1_YQ), _TWO_OVER_PI * bracket)
 
 
 def bessel_y1(x):
     """Y1(x): -inf at 0, NaN for x < 0 (Math.h bessel_y1_forward, Cephes j1.c)."""
-    xx = x * x
-    bracket = cr.fms(_j1_nonnegative(xp.abs(x)), cr.log(x), 1.0 / x)
-    near = cr.fma(x, _horner(xx, Y1_YP) / _horner(xx, Y1_YQ), _TWO_OVER_PI * bracket)
-    five_over_x = 5.0 / x
-    far = _hankel(x, five_over_x * five_over_x, (J1_PP, J1_PQ, J1_QP, J1_QQ), _3PI_4, True)
-    out = xp.where(x <= 5.0, xp.where(x < 0.0, xp.nan, near), far)
-    return xp.where(x == 0.0, -xp.inf, out)
+    return _y_family(
+        x, _y1_near, lambda v: _hankel(v, _five_over_x_squared(v), (J1_PP, J1_PQ, J1_QP, J1_QQ), _3PI_4, True)
+    )
 
 
 # ----------------------------------------------------------------- spherical j0

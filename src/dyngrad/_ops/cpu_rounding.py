@@ -36,28 +36,35 @@ def _operand(value, dtype):
 
 
 def _split(a):
+    """(high, low) halves of 26 and 27 bits with high + low = a exactly (Veltkamp)."""
     scaled = _SPLITTER * a
     high = scaled - (scaled - a)
     return high, a - high
-
-
-def _two_sum(a, b):
-    """(s, e) with s = a + b rounded and s + e = a + b exactly (Knuth)."""
-    s = a + b
-    virtual = s - a
-    return s, (a - (s - virtual)) + (b - virtual)
 
 
 def _fma_float64(a, b, c):
     product = a * b
     a_high, a_low = _split(a)
     b_high, b_low = _split(b)
-    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    total, sum_error = _two_sum(c, product)
-    low, low_error = _two_sum(sum_error, product_error)
-    # round the low part to odd: an inexact sum with an even last bit moves one ulp towards the exact value
-    nudge = (low_error != 0) & ((low.view(xp.int64) & 1) == 0)
-    low = xp.where(nudge, xp.nextafter(low, xp.where(low_error > 0, xp.inf, -xp.inf)), low)
+    # product + product_error = a * b exactly (Dekker)
+    product_error = a_high * b_high - product
+    product_error += a_high * b_low
+    product_error += a_low * b_high
+    product_error += a_low * b_low
+    # total + sum_error = c + product exactly (Knuth's two-sum)
+    total = c + product
+    virtual = total - c
+    sum_error = (c - (total - virtual)) + (product - virtual)
+    # low = sum_error + product_error rounded to odd: where the rounded sum is inexact and its last bit even,
+    # step one ulp towards the exact sum (low cannot be 0 there: a sum that rounds to 0 is exact)
+    low = sum_error + product_error
+    virtual = low - sum_error
+    low_error = (sum_error - (low - virtual)) + (product_error - virtual)
+    bits = xp.asarray(low).view(xp.int64)
+    nudge = (low_error != 0) & ((bits & 1) == 0)
+    if nudge.any():
+        towards = xp.where((low > 0) == (low_error > 0), 1, -1)
+        low = (bits + xp.where(nudge, towards, 0)).view(xp.float64)
     fused = total + low
     # the splitting overflows for |a|, |b| near the float64 limit: there the plain result is the fused one anyway
     return xp.where(xp.isfinite(fused), fused, total)
@@ -69,7 +76,6 @@ def fma(a, b, c):
     b, c = _operand(b, dt), _operand(c, dt)
     if dt == xp.float32:
         return xp.asarray(a.astype(xp.float64) * b.astype(xp.float64) + c.astype(xp.float64)).astype(xp.float32)
-    a, b, c = xp.broadcast_arrays(xp.asarray(a), b, c)
     return xp.asarray(_fma_float64(a, b, c))
 
 

@@ -305,7 +305,7 @@ def kaiser_window(*args, **kwargs) -> Tensor:
         # pow(r, 2) compiles to r * r, and 1 - r * r to one fused multiply-add (Note [Fused multiply-add])
         arg = beta * np.sqrt(np.abs(-cpu_rounding.fms(ratio, ratio, 1.0)))
         i0 = bessel_kernels.i0
-        values = (i0(arg) / i0(np.asarray(beta))).astype(npd)[:length]
+        values = (i0(arg) / i0(np.full(1, beta))).astype(npd)[:length]
     return _finish(values, bound)
 
 
