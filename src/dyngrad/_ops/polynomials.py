@@ -16,8 +16,13 @@ stop once a value is NaN (so an overflow inf - inf gives NaN, not inf), and Herm
 degree 128 (float32) or 512 (float64). The recurrence runs on all elements at once, one step per
 degree: its cost grows with the largest degree asked for.
 
-Known difference: at x = NaN with n >= 2, torch's U, W, shifted U, shifted W, Laguerre and
-Legendre kernels return a variable they never assign (0 or a denormal in practice); NaN here.
+The arithmetic rounds as torch's build does (fused multiply-adds, glibc's acos/cos/sin:
+cpu_rounding.py): float64 results are bitwise torch's (but for an ulp in rare cases), float32
+recurrences too; float32 closed forms differ where glibc's acosf rounds differently, by the
+error torch's own result carries there (about n ulps of the angle).
+
+Known difference: at x = NaN with n >= 2, every kernel here but T, H and He returns a variable
+torch never assigns (its recurrence stops at once on NaN; 0, 1 or a denormal in practice); NaN here.
 
 torch does not differentiate these functions: the result never requires grad.
 """
