@@ -29,6 +29,8 @@ torch does not differentiate these functions: the result never requires grad.
 
 from __future__ import annotations
 
+import inspect
+
 from .._backend import xp
 from .._dtype import default_float_np, scalar_type_name
 from .._dtype import result_type as _result_type
@@ -368,6 +370,13 @@ def _legendre_p(x, n):
 # ----------------------------------------------------------------- public functions
 
 
+_SIGNATURE = inspect.Signature([
+    inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    inspect.Parameter("n", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None),
+])
+
+
 def _polynomial(kernel, name: str, title: str):
     fn_name = "special_" + name
     kernel_name = name + "_cpu"
@@ -380,6 +389,7 @@ def _polynomial(kernel, name: str, title: str):
         return write_out(wrap(values), out)
 
     fn.__name__ = fn.__qualname__ = fn_name
+    fn.__signature__ = _SIGNATURE  # what help() shows; the parsing above follows torch's three overloads
     fn.__doc__ = (
         f"{title} of degree ``n`` at ``x`` (torch.special.{name}(x, n, *, out=None)).\n\n"
         "Shapes: x and n broadcast (either may be a number, not both). Dtype: torch's promotion of x and n, "
