@@ -110,7 +110,7 @@ from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd  # noqa: E402
-from . import fft, linalg, nn, special, viz  # noqa: E402
+from . import fft, linalg, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
@@ -119,6 +119,9 @@ _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
     globals().update(getattr(_family, "EXPORTS", {}))
 del _family
+from .signal import window_functions as _window_functions  # noqa: E402
+
+globals().update(_window_functions.EXPORTS)  # hann_window, kaiser_window ... (torch's top-level window factories)
 
 __version__ = "0.1.0"
 

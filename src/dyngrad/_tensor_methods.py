@@ -8,9 +8,22 @@ from __future__ import annotations
 
 import types
 
+from ._ops import (
+    bessel,
+    indexing,
+    indexing_extra,
+    inplace,
+    linalg,
+    nn_kernels,
+    polynomials,
+    random_ops,
+    reduction,
+    rnn,
+    shape,
+    sorting,
+)
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
-from ._ops import indexing, indexing_extra, inplace, linalg, nn_kernels, random_ops, reduction, rnn, shape, sorting
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError, reflected
 from ._tensor import Tensor
@@ -373,7 +386,10 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
-FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx)
+FAMILIES = (
+    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx, bessel,
+    polynomials,
+)
 
 
 def install() -> None:
