@@ -156,6 +156,8 @@ def _write_through(lib):
         lambda lib: lib.tensor(Z, requires_grad=True).sum().backward(),
         lambda lib: float(lib.tensor(1 + 1j)),
         lambda lib: lib.nn.functional.silu(lib.tensor(Z, requires_grad=True)),
+        lambda lib: (lambda x: lib.autograd.grad(x * 2, x, lib.ones(4)))(lib.tensor(Z, requires_grad=True)),
+        lambda lib: (lib.ones(2, requires_grad=True) * 2).backward(lib.ones(2, dtype=lib.complex64)),
     ],
 )
 def test_errors_match_torch(program) -> None:

@@ -261,13 +261,14 @@ def test_op_complex_matches_torch(op, data) -> None:
 
 def _complex_finite_difference(fn, arrays, i, v, eps=1e-6):
     """Central differences of the real loss Re(sum(conj(v) * fn(arrays))) with respect to arrays[i]
-    (complex128): d/dx + i d/dy for a complex input x + iy."""
+    (complex128 or float64): d/dx + i d/dy for a complex input x + iy, d/dx for a real one."""
     base = [a.copy() for a in arrays]
     grad = np.zeros_like(base[i])
     flat = base[i].reshape(-1)
+    steps = (eps, 1j * eps) if flat.dtype.kind == "c" else (eps,)
     for k in range(flat.size):
         old = flat[k]
-        for step in (eps, 1j * eps):
+        for step in steps:
             flat[k] = old + step
             plus = (np.conj(v) * fn(base)).sum().real
             flat[k] = old - step

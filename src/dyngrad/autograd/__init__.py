@@ -80,6 +80,12 @@ def _root_edges(outputs, grad_outputs, create_graph: bool, for_grad: bool = Fals
                     f"and output[{i}] has a shape of torch.Size([{', '.join(map(str, out._data.shape))}])."
                 )
             if g._data.dtype != out._data.dtype:
+                if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                    raise RuntimeError(
+                        "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                        f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype "
+                        f"of {out.dtype}."
+                    )
                 g = g.to(out._data.dtype)
             elif not create_graph:
                 g = g.detach()
