@@ -837,12 +837,15 @@ def _shift(fname: str, input, dim, inverse: bool) -> Tensor:  # noqa: A002
     dims = tuple(range(nd)) if dim is None else tuple(_wrap(d, nd) for d in dim)
     sizes = input._data.shape
     shifts = tuple((sizes[d] + 1) // 2 if inverse else sizes[d] // 2 for d in dims)
+    if not shifts:  # a 0-d input or dim=(): torch's roll refuses empty shifts
+        raise RuntimeError("`shifts` required")
     return roll(input, shifts, dims)
 
 
 def fftshift(input: Tensor, dim=None) -> Tensor:  # noqa: A002
     """torch.fft.fftshift: roll each of ``dim`` (default all) by size // 2, the zero frequency to the middle
-    (RollBackward0, any dtype). Raises IndexError for a dim out of range. Source: SpectralOps.cpp."""
+    (RollBackward0, any dtype, same shape). Raises IndexError for a dim out of range, RuntimeError
+    (```shifts` required``) for a 0-d input or ``dim=()``, as torch's roll. Source: SpectralOps.cpp."""
     return _shift("fftshift", input, dim, False)
 
 
