@@ -26,6 +26,9 @@ import warnings
 from .._backend import xp
 from .._tensor import Tensor, wrap
 from . import fft as _fft
+from .inplace import AsStridedBackward0
+from .registry import apply
+from .shape import UnfoldBackwardBackward0
 
 _WARNED: set = set()  # torch's TORCH_WARN_ONCE: each of these warnings once per process
 
@@ -105,19 +108,70 @@ def _center_pad(input: Tensor, n_fft: int, pad_mode: str) -> Tensor:  # noqa: A0
     return view(x, x._data.shape[len(x._data.shape) - signal_dim :] if signal_dim else x._data.shape)
 
 
+# Note [Frames and overlap-add]
+# stft reads overlapping frames of the signal (torch: as_strided, AsStridedBackward0) and istft adds
+# frames back at their positions (torch: unfold_backward, UnfoldBackwardBackward0). dyngrad's generic ops
+# of those names gather / scatter element by element (registry entries in inplace.py and shape.py); here
+# the same two maps run as strided NumPy views: the frames are a view of the signal (no copy), and the
+# overlap-add is ceil(n_fft / hop) strided additions instead of one per frame offset. They are private
+# subclasses with torch's names (not registry entries), and each is the other's gradient, so their
+# gradients of any order are the same linear maps (values as torch's).
+
+
+def _overlap_add_array(g, length: int, size: int, step: int):
+    """The frames g (..., F, size), frame t starting at t * step, added into a signal (..., length)."""
+    lead, count = g.shape[:-2], g.shape[-2]
+    chunks = -(-size // step) if size else 0
+    out = xp.zeros(lead + (step * (count + chunks),), dtype=g.dtype)
+    item = out.itemsize
+    for j in range(chunks):  # chunk j of every frame: a strided block with no overlap (its width <= step)
+        width = min(step, size - j * step)
+        base = out[..., j * step :]
+        block = xp.lib.stride_tricks.as_strided(base, lead + (count, width), base.strides[:-1] + (step * item, item))
+        block += g[..., j * step : j * step + width]
+    return xp.ascontiguousarray(out[..., :length])
+
+
+class _OverlapAdd(UnfoldBackwardBackward0):
+    """UnfoldBackwardBackward0 (unfold_backward) along the last dim, with the strided kernel of Note [Frames and
+    overlap-add]; other cases as the parent's. Backward (inherited): unfold of the gradient."""
+
+    @staticmethod
+    def forward(g, shape, d, size, step):
+        if shape and d == len(shape) - 1 and step > 0:
+            return _overlap_add_array(g, shape[-1], size, step)
+        return UnfoldBackwardBackward0.forward(g, shape, d, size, step)
+
+
+_OverlapAdd.__name__ = _OverlapAdd.__qualname__ = "UnfoldBackwardBackward0"
+
+
+class _Frames(AsStridedBackward0):
+    """AsStridedBackward0 as stft's as_strided((batch, n_frames, n_fft), (stride0, hop * stride1, stride1)) of a
+    (batch, len) signal: a strided view; backward: the frames' gradients overlap-added (_OverlapAdd)."""
+
+    @staticmethod
+    def forward(a, n_frames, n_fft, hop, in_shape):
+        batch = a.shape[0]
+        view = xp.lib.stride_tricks.as_strided(
+            a, (batch, n_frames, n_fft), (a.strides[0], hop * a.strides[1], a.strides[1]), writeable=False
+        )
+        return view
+
+    def backward(self, g):
+        n_frames, n_fft, hop, in_shape = self._params
+        return (apply(_OverlapAdd, (g,), (in_shape, 1, n_fft, hop)),)
+
+
+_Frames.__name__ = _Frames.__qualname__ = "AsStridedBackward0"
+
+
 def _frames(x: Tensor, n_frames: int, n_fft: int, hop: int) -> Tensor:
     """x.as_strided((batch, n_frames, n_fft), (stride0, hop * stride1, stride1)): the frames of a (batch, len)
-    tensor, gathered (AsStridedBackward0; its gradient adds each frame back where it came from)."""
-    from .inplace import AsStridedBackward0
-    from .registry import apply
+    tensor, a view of it (Note [Frames and overlap-add])."""
+    from .shape import _mark_view
 
-    batch, length = x._data.shape
-    positions = (
-        xp.arange(batch)[:, None, None] * length
-        + xp.arange(n_frames)[None, :, None] * hop
-        + xp.arange(n_fft)[None, None, :]
-    )
-    return apply(AsStridedBackward0, (x,), (positions, x._data.shape))
+    return _mark_view(apply(_Frames, (x,), (n_frames, n_fft, hop, x._data.shape)), x)
 
 
 def _padded_window(window, win_length: int, n_fft: int, input: Tensor):  # noqa: A002
@@ -338,9 +392,9 @@ def istft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=No
             x = slice_view(x, 2, 0, n_fft // 2 + 1)
         x = _fft.c2r(x, (2,), norm, n_fft)
     y = x * view(window_tmp, 1, 1, n_fft)
-    y = apply(UnfoldBackwardBackward0, (y,), ((y._data.shape[0], expected_len), 1, n_fft, hop))
+    y = apply(_OverlapAdd, (y,), ((y._data.shape[0], expected_len), 1, n_fft, hop))
     envelope = (window_tmp ** 2).expand(1, n_frames, n_fft)
-    envelope = apply(UnfoldBackwardBackward0, (envelope,), ((1, expected_len), 1, n_fft, hop))
+    envelope = apply(_OverlapAdd, (envelope,), ((1, expected_len), 1, n_fft, hop))
     start = n_fft // 2 if center else 0
     if length is not None:
         end = start + length
