@@ -570,3 +570,22 @@ def test_stft_and_istft_warn_once_with_torchs_texts() -> None:
     spectral._WARNED.clear()  # dyngrad's once-per-process state, as a fresh process has it
     ours = [text for fn in calls for text in messages(dyngrad, fn)]
     assert sorted(ours) == sorted(EXPECTED_WARNINGS)  # each once, though each call ran twice
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_1_kernels_match_torch(monkeypatch, dtype) -> None:
+    """NumPy 1.x has no pocketfft gufuncs: the public numpy.fft functions run instead (Note [FFT kernels]); the
+    same path is forced here on NumPy 2."""
+    from dyngrad._ops import fft as fft_module
+
+    monkeypatch.setattr(fft_module, "_pfu", None)
+
+    def run(lib):
+        x = _x(lib, (4, 6, 5), dtype).requires_grad_()
+        z = _x(lib, (4, 6, 5), "complex64" if dtype == "float32" else "complex128")
+        outs = (lib.fft.rfft(x, n=7), lib.fft.irfftn(z, s=(3, 8), norm="ortho"), lib.fft.fft2(z, norm="forward"),
+                lib.fft.hfft(z, dim=0), lib.fft.ihfftn(x), lib.fft.fft(x))
+        (g,) = lib.autograd.grad(sum((o.abs() ** 2).sum() for o in outs if o.requires_grad), x)
+        return outs, g
+
+    both_scaled(run)

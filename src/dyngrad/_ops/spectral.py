@@ -330,8 +330,7 @@ def istft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=No
     from .._creation import ones
     from .complex import resolve_conj, view_as_real
     from .indexing import slice_view
-    from .registry import apply
-    from .shape import UnfoldBackwardBackward0, pad, squeeze, transpose, unsqueeze, view
+    from .shape import pad, squeeze, transpose, unsqueeze, view
 
     if window is None:
         _warn_once(_ISTFT_NO_WINDOW)
