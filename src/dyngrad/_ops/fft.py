@@ -120,6 +120,8 @@ def _check_batch(a, dims) -> None:
 def _c2c(a, dims: tuple, norm: int, forward: bool):
     """The complex transform of ``a`` over ``dims`` (a copy when ``dims`` is empty)."""
     _check_batch(a, dims)
+    if a.dtype.kind != "c":  # (a real gradient given for a complex output: its complex values)
+        a = a.astype(xp.complex64 if a.dtype == xp.float32 else xp.complex128)
     if not dims:
         return a.copy()
     n = 1
