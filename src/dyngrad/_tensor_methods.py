@@ -10,6 +10,7 @@ import types
 
 from ._ops import (
     bessel,
+    fft,
     indexing,
     indexing_extra,
     inplace,
@@ -21,6 +22,7 @@ from ._ops import (
     rnn,
     shape,
     sorting,
+    spectral,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -388,7 +390,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx, bessel,
-    polynomials,
+    polynomials, fft, spectral,
 )
 
 
