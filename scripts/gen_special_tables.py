@@ -1,0 +1,197 @@
+"""Write src/dyngrad/_ops/_special_tables.py: constants of the special-function kernels, computed from
+their definitions in 80-digit decimal arithmetic (1, 2) or read from the C library (3); none is typed in.
+
+1. LGAMMA2_SERIES: the Taylor coefficients of log Gamma(2 + e) = sum_{k>=1} c_k e^k (DLMF 5.7.3 shifted
+   by one): c_1 = 1 - gamma, c_k = (-1)^k (zeta(k) - 1) / k. Euler's gamma and zeta(k) - 1 come from
+   the Euler-Maclaurin formula (DLMF 2.10.1) with Bernoulli numbers.
+
+2. TEMME_D: the coefficients d[k][n] of Temme's uniform asymptotic expansion of the regularized
+   incomplete gamma functions (DLMF 8.12.3, 8.12.4, 8.12.8-8.12.13).
+
+    Q(a, x) = erfc(eta * sqrt(a / 2)) / 2 + exp(-a eta^2 / 2) / sqrt(2 pi a) * sum_k c_k(eta) a^-k,
+    c_k(eta) = sum_n d[k][n] eta^n,
+
+with lambda = x / a, mu = lambda - 1 and eta^2 / 2 = mu - log(1 + mu) (eta has the sign of mu).
+The table has the shape of the one torch's calc_igamma/calc_igammac (aten/src/ATen/native/Math.h, after
+SciPy's igam.c) use, 25 x 25 entries; it is computed here from its definition:
+
+- mu as a power series in eta (mu = sum alpha_n eta^n) by Lagrange inversion of
+  eta = mu * S(mu)^(1/2), S(mu) = 2 (mu - log(1 + mu)) / mu^2 = sum_j 2 (-1)^j mu^j / (j + 2):
+  alpha_n = [mu^(n-1)] S(mu)^(-n/2) / n;
+- c_0(eta) = 1/mu - 1/eta = (1/eta) dmu/deta - 1 - 1/eta, so d[0][0] = -1/3 and
+  d[0][n] = (n + 2) alpha_(n+2);
+- c_k(eta) = (1/eta) c'_(k-1)(eta) + (-1)^k g_k / mu (DLMF 8.12.8), whose singular parts cancel:
+  d[k][n] = (-1)^k g_k d[0][n] + (n + 2) d[k-1][n+2];
+- g_k: the coefficients of Stirling's series Gamma*(z) ~ sum g_k z^-k (DLMF 5.11.3), from
+  log Gamma*(z) ~ sum_m B_2m / (2m (2m - 1) z^(2m-1)) (DLMF 5.11.1).
+
+torch's copy of the table agrees with this one to the last digit where the entries matter; its
+entries with both k and n large (whose terms are below 1e-25 wherever the expansion is used) lost
+digits in SciPy's generation by numerical differentiation, and differ.
+
+3. POLYGAMMA_FACTORIAL / POLYGAMMA_FACTORIAL_F32: n! as torch's calc_polygamma computes it,
+   exp(lgamma(n + 1)) with the C library's lgamma/exp (lgammaf/expf for float32). glibc's lgamma is
+   one ulp off the correctly rounded value for about 40% of these integers, so they are read from
+   the C library itself (through ctypes, here only: the kernels do not call it); n up to 170 (34
+   for float32), beyond which the product overflows.
+
+Run ``python scripts/gen_special_tables.py``; tests/test_special_accuracy.py checks the written
+module against this computation.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import decimal
+import struct
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+K = 25  # terms in 1/a
+N = 25  # powers of eta per term
+LGAMMA_TERMS = 30  # Taylor terms of log Gamma(2 + e); |e| <= 1/2 needs 28 for double precision
+TARGET = Path(__file__).resolve().parent.parent / "src" / "dyngrad" / "_ops" / "_special_tables.py"
+
+
+def _power_series_power(a: list, p, n: int) -> list:
+    """The first ``n`` coefficients of f(x)^p for f = sum a[j] x^j with a[0] = 1 (J. C. P. Miller's recurrence)."""
+    c = [Decimal(1)]
+    for m in range(1, n):
+        s = Decimal(0)
+        for j in range(1, min(m, len(a) - 1) + 1):
+            s += ((p + 1) * j - m) * a[j] * c[m - j]
+        c.append(s / m)
+    return c
+
+
+def _bernoulli(n: int) -> list:
+    """B_0 .. B_n as Fractions (B_1 = -1/2), from sum_{j<=m} C(m+1, j) B_j = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        total = Fraction(0)
+        binom = 1
+        for j in range(m):
+            total += binom * b[j]
+            binom = binom * (m + 1 - j) // (j + 1)
+        b.append(-total / (m + 1))
+    return b
+
+
+def stirling_coefficients(count: int) -> list:
+    """g_0 .. g_(count-1) of Gamma*(z) ~ sum g_k z^-k, as Decimals."""
+    bern = _bernoulli(2 * count + 2)
+    log_series = [Fraction(0)] * (count + 1)  # in w = 1/z
+    for m in range(1, count // 2 + 2):
+        if 2 * m - 1 <= count:
+            log_series[2 * m - 1] = bern[2 * m] / (2 * m * (2 * m - 1))
+    g = [Fraction(1)]
+    for m in range(1, count):  # exp of a series: e_m = (1/m) sum_j j l_j e_(m-j)
+        g.append(sum(j * log_series[j] * g[m - j] for j in range(1, m + 1)) / m)
+    return [Decimal(x.numerator) / Decimal(x.denominator) for x in g]
+
+
+def _euler_maclaurin_tail(s: int, n: int, bern: list) -> Decimal:
+    """sum_{m>=n} m^-s by Euler-Maclaurin: n^(1-s)/(s-1) + n^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) n^(-s-2j+1)."""
+    nd = Decimal(n)
+    total = nd ** (1 - s) / (s - 1) + nd ** (-s) / 2
+    rising = Decimal(s)  # s (s+1) ... (s+2j-2)
+    factorial = Decimal(2)  # (2j)!
+    for j in range(1, len(bern) // 2):
+        b = bern[2 * j]
+        total += Decimal(b.numerator) / Decimal(b.denominator) / factorial * rising * nd ** (-s - 2 * j + 1)
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+        factorial *= (2 * j + 1) * (2 * j + 2)
+    return total
+
+
+def lgamma2_series(terms: int = LGAMMA_TERMS) -> list:
+    """c_1 .. c_terms of log Gamma(2 + e) = sum c_k e^k, as Decimals."""
+    bern = _bernoulli(40)
+    n = 40  # direct terms before the Euler-Maclaurin tail
+    harmonic = sum(Decimal(1) / m for m in range(1, n))
+    tail = Decimal(1) / (2 * n)
+    for j in range(1, 20):  # gamma = H_(n-1) - log n + 1/(2n) + sum_j B_2j / (2j n^2j)
+        b = bern[2 * j]
+        tail += Decimal(b.numerator) / Decimal(b.denominator) / (2 * j) / Decimal(n) ** (2 * j)
+    euler_gamma = harmonic - Decimal(n).ln() + tail
+    coefficients = [1 - euler_gamma]
+    for k in range(2, terms + 1):
+        zeta_minus_one = sum(Decimal(m) ** (-k) for m in range(2, n)) + _euler_maclaurin_tail(k, n, bern)
+        coefficients.append((-1) ** k * zeta_minus_one / k)
+    return coefficients
+
+
+def temme_coefficients(k_terms: int = K, n_terms: int = N) -> list:
+    """d[k][n] for k < k_terms, n < n_terms, as Decimals."""
+    m_terms = n_terms + 2 * k_terms  # d[k] needs d[k-1] to two more powers
+    s = [Decimal(2 * (-1) ** j) / (j + 2) for j in range(m_terms + 3)]
+    alpha = [Decimal(0)]
+    for n in range(1, m_terms + 3):
+        alpha.append(_power_series_power(s, Decimal(-n) / 2, n)[n - 1] / n)
+    d0 = [Decimal(-1) / 3] + [(n + 2) * alpha[n + 2] for n in range(1, m_terms)]
+    g = stirling_coefficients(k_terms)
+    d = [d0]
+    for k in range(1, k_terms):
+        prev = d[-1]
+        d.append([(-1) ** k * g[k] * d0[n] + (n + 2) * prev[n + 2] for n in range(m_terms - 2 * k)])
+    return [row[:n_terms] for row in d]
+
+
+def polygamma_factorials() -> tuple:
+    """exp(lgamma(n + 1)) for n = 0..170 in double, and expf(lgammaf(n + 1)) for n = 0..34, from libm."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    for name, kind in (("lgamma", ctypes.c_double), ("exp", ctypes.c_double), ("lgammaf", ctypes.c_float),
+                       ("expf", ctypes.c_float)):
+        getattr(libm, name).restype = kind
+        getattr(libm, name).argtypes = [kind]
+    double = tuple(libm.exp(libm.lgamma(n + 1.0)) for n in range(171))
+    single = tuple(libm.expf(libm.lgammaf(n + 1.0)) for n in range(35))
+    # the float32 values, exactly (a float holds them)
+    single = tuple(struct.unpack("f", struct.pack("f", v))[0] for v in single)
+    return double, single
+
+
+def render() -> str:
+    with decimal.localcontext() as ctx:
+        ctx.prec = 80
+        series = lgamma2_series()
+        table = temme_coefficients()
+    lines = [
+        '"""Constants of the special-function kernels. Generated by scripts/gen_special_tables.py (which says',
+        'how each is computed): do not edit."""',
+        "",
+        "# log Gamma(2 + e) = sum_{k>=1} LGAMMA2_SERIES[k-1] e^k (DLMF 5.7.3): 1 - gamma, then (-1)^k (zeta(k) - 1) / k",
+        "LGAMMA2_SERIES = (",
+    ]
+    values = [repr(float(v)) for v in series]
+    for i in range(0, len(values), 4):
+        lines.append("    " + ", ".join(values[i : i + 4]) + ",")
+    lines.append(")")
+    double, single = polygamma_factorials()
+    for name, values in (("POLYGAMMA_FACTORIAL", double), ("POLYGAMMA_FACTORIAL_F32", single)):
+        what = "expf(lgammaf(n + 1)), float32" if name.endswith("F32") else "exp(lgamma(n + 1))"
+        lines += ["", f"# n! as torch's calc_polygamma computes it: {what}, in the C library", f"{name} = ("]
+        reprs = [repr(float(v)) for v in values]
+        for i in range(0, len(reprs), 4):
+            lines.append("    " + ", ".join(reprs[i : i + 4]) + ",")
+        lines.append(")")
+    lines += [
+        "",
+        "# Temme's d[k][n] (DLMF 8.12.12-8.12.13), as in torch's calc_igamma/calc_igammac",
+        "TEMME_D = (",
+    ]
+    for row in table:
+        values = [repr(float(v)) for v in row]
+        lines.append("    (")
+        for i in range(0, len(values), 4):
+            lines.append("        " + ", ".join(values[i : i + 4]) + ",")
+        lines.append("    ),")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    TARGET.write_text(render())
+    print(f"wrote {TARGET}")
