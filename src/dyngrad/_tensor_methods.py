@@ -9,7 +9,19 @@ from __future__ import annotations
 import types
 
 from ._ops import comparison as cmp
-from ._ops import indexing, indexing_extra, inplace, linalg, nn_kernels, random_ops, reduction, rnn, shape, sorting
+from ._ops import (
+    indexing,
+    indexing_extra,
+    inplace,
+    linalg,
+    nn_kernels,
+    random_ops,
+    reduction,
+    rnn,
+    shape,
+    sorting,
+    special_ops,
+)
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError, reflected
 from ._tensor import Tensor
@@ -370,7 +382,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
-FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops)
+FAMILIES = (pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, special_ops)
 
 
 def install() -> None:
