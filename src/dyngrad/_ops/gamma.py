@@ -78,6 +78,8 @@ def _blockwise(kernel, a, dt, *args, private: bool = True):
     overwrite."""
     flat = a.reshape(-1)
     n = flat.size
+    if not n:
+        return xp.empty(a.shape, dtype=a.dtype)
     if n <= _BLOCK:
         return _finish(kernel(flat.astype(dt, copy=private), *args), a)
     out = xp.empty(n, dtype=a.dtype)

@@ -515,8 +515,7 @@ def _sinc_kernel(a):
     else:
         product = _f32(math.pi) * a.astype(_f32)
         s = xp.sin(product.astype(_f64)).astype(_f32)
-    out = s / product
-    out[a == 0] = 1
+    out = xp.where(a == 0, s.dtype.type(1), s / product)
     return out.astype(a.dtype, copy=False)
 
 
@@ -563,8 +562,7 @@ def _entr_kernel(a):
     with xp.errstate(all="ignore"):
         log = xp.log(x.astype(_f64)).astype(work, copy=False)
         out = -x * log
-    out[x == 0] = 0
-    out[x < 0] = -xp.inf
+    out = xp.where(x == 0, work(0), xp.where(x < 0, work(-xp.inf), out))
     return out.astype(a.dtype, copy=False)
 
 
