@@ -67,14 +67,16 @@ def _import_libs():
     import autograd_workloads
     import module_workloads
     import nn_workloads
+    import special_workloads
     import workloads
 
-    # issue 2's rows, then issue 3's (N), issue 4's (A) and issue 5's (M)
+    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M) and the special functions' (S)
     workloads.ALL = {
         **workloads.WORKLOADS,
         **nn_workloads.WORKLOADS,
         **autograd_workloads.WORKLOADS,
         **module_workloads.WORKLOADS,
+        **special_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads
 
