@@ -7,7 +7,6 @@ approximants below) and digamma's recurrence (x < 10) and asymptotic series take
 
 from __future__ import annotations
 
-import numpy as np
 from workloads import Workload, _leaf, _np
 
 S1_SIZE = 1_000_000
