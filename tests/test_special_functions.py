@@ -461,3 +461,31 @@ def test_mvlgamma_values():
         d = dyngrad.mvlgamma(dyngrad.from_numpy(x.astype(dtype)), 4)
         t = torch.mvlgamma(torch.from_numpy(x.astype(dtype)), 4)
         assert_same_tensor(d, t, tol=dict(rtol=4e-15 if dtype == np.float64 else 4e-7, atol=0))
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib, t: lib.lgamma(t),
+    lambda lib, t: lib.digamma(t),
+    lambda lib, t: lib.polygamma(2, t),
+    lambda lib, t: lib.mvlgamma(t + 1, 2),
+    lambda lib, t: lib.special.erfcx(t),
+    lambda lib, t: lib.special.ndtri(t / 3),
+    lambda lib, t: lib.special.log_ndtr(t),
+    lambda lib, t: lib.special.ndtr(t),
+    lambda lib, t: lib.special.entr(t),
+    lambda lib, t: lib.sinc(t),
+    lambda lib, t: lib.special.xlog1py(t, t) + lib.special.xlog1py(2.0, t),
+    lambda lib, t: lib.logaddexp2(t, 2 * t),
+    lambda lib, t: lib.igamma(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), t),  # torch: no forward formula
+    lambda lib, t: lib.special.gammaincc(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), t),
+    lambda lib, t: lib.special.zeta(3.0, t),
+])
+def test_forward_ad(program):
+    def run_dual(lib):
+        fa = lib.autograd.forward_ad
+        with fa.dual_level():
+            x = fa.make_dual(lib.tensor([0.5, 1.5, 2.5], dtype=lib.float64),
+                             lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64))
+            return fa.unpack_dual(program(lib, x)).tangent
+
+    both(run_dual)

@@ -25,6 +25,7 @@ import types
 from .._backend import xp
 from .._dtype import default_float_np, scalar_type_name
 from .._tensor import Tensor, wrap
+from ..autograd import forward_ad as _fw_ad
 from . import gamma as _gamma
 from . import gaussian as _gaussian
 from . import incomplete_gamma as _igamma
@@ -85,6 +86,16 @@ def _binary_grads(node) -> tuple:
 
 def _no_derivative(what: str) -> NotImplementedError:
     return NotImplementedError(f"the derivative for '{what}' is not implemented.")
+
+
+def _check_no_forward_ad(name: str, inputs) -> None:
+    """torch has no forward-mode formula for igamma, igammac and special_zeta: a dual input raises."""
+    if _fw_ad.STATE.active and _fw_ad.has_tangent(inputs):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
+            "\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+            "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
 
 
 # ====================================================================== lgamma, digamma, polygamma
@@ -283,6 +294,7 @@ def _incomplete_gamma(op, fn: str, kernel: str, input, other, other_position: in
     a, x = prepare(input, other)
     if a.dtype.kind != "f":  # no promotion of integers: torch's kernel has no integer case
         raise _not_implemented(kernel, a.dtype)
+    _check_no_forward_ad(kernel.removesuffix("_cpu"), (input, other))
     return apply(op, (input, other), (), (a, x))
 
 
@@ -394,6 +406,7 @@ def zeta(input, other):  # noqa: A002
     dt = (q if variant == 1 else x).dtype
     if dt.kind == "c" or dt == _f16:
         raise _not_implemented("zeta_cpu", dt)
+    _check_no_forward_ad("special_zeta", (input, other))
     if variant == 0:
         return apply(SpecialZetaBackward0, (input, other), (), (x, q))
     if variant == 1:
