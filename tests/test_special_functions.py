@@ -489,3 +489,15 @@ def test_forward_ad(program):
             return fa.unpack_dual(program(lib, x)).tangent
 
     both(run_dual)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.special.softmax(lib.ones(2), 0, None),
+    lambda lib: lib.special.softmax(input=lib.ones(2), dim=0),
+    lambda lib: lib.special.log_softmax(lib.ones(2), 0, lib.float64),
+    lambda lib: lib.special.log_softmax(lib.ones(2), dim=0, dtype=lib.float64),
+    lambda lib: lib.special.logsumexp(lib.ones(2), 0, False, 1),
+    lambda lib: lib.special.logsumexp(lib.ones(2, 3), (0, 1), True),
+])
+def test_softmax_aliases_arguments(program):
+    both(program)

@@ -774,27 +774,34 @@ def special_round(input, *, decimals=0):  # noqa: A002
 _MISSING = object()
 
 
-def special_softmax(input, dim=_MISSING, *, dtype=None):  # noqa: A002
-    """special.softmax(input, dim, *, dtype=None): torch.softmax (SoftmaxBackward0)."""
-    _need_tensor("special_softmax", input)
+def _dim_given(fn: str, dim, extra: tuple, most: int, least: int = 2) -> None:
+    """torch's argument errors for a missing ``dim`` or too many positional arguments."""
+    if extra:
+        given = most + len(extra)
+        takes = f"{most}" if most == least else f"from {least} to {most}"
+        raise TypeError(f"{fn}() takes {takes} positional arguments but {given} were given")
     if dim is _MISSING:
-        raise TypeError('special_softmax() missing 1 required positional arguments: "dim"')
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "dim"')
+
+
+def special_softmax(input, dim=_MISSING, dtype=None):  # noqa: A002
+    """special.softmax(input, dim, dtype=None): torch.softmax (SoftmaxBackward0)."""
+    _need_tensor("special_softmax", input)
+    _dim_given("special_softmax", dim, (), 3)
     return nn_kernels._torch_softmax(input, dim, dtype)
 
 
-def special_log_softmax(input, dim=_MISSING, *, dtype=None):  # noqa: A002
+def special_log_softmax(input, dim=_MISSING, *extra, dtype=None):  # noqa: A002
     """special.log_softmax(input, dim, *, dtype=None): torch.log_softmax (LogSoftmaxBackward0)."""
     _need_tensor("special_log_softmax", input)
-    if dim is _MISSING:
-        raise TypeError('special_log_softmax() missing 1 required positional arguments: "dim"')
+    _dim_given("special_log_softmax", dim, extra, 2)
     return nn_kernels._torch_log_softmax(input, dim, dtype)
 
 
-def special_logsumexp(input, dim=_MISSING, keepdim=False):  # noqa: A002
+def special_logsumexp(input, dim=_MISSING, keepdim=False, *extra):  # noqa: A002
     """special.logsumexp(input, dim, keepdim=False): torch.logsumexp (LogsumexpBackward0)."""
     _need_tensor("special_logsumexp", input)
-    if dim is _MISSING:
-        raise TypeError('special_logsumexp() missing 1 required positional arguments: "dim"')
+    _dim_given("special_logsumexp", dim, extra, 3)
     return reduction.logsumexp(input, dim, keepdim)
 
 
