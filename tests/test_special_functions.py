@@ -266,16 +266,18 @@ def test_special_values_binary(name, dtype):
 
 
 # ====================================================================== large inputs: the block path
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name, args", [("lgamma", ()), ("digamma", ()), ("polygamma", (1,)), ("polygamma", (3,))])
-def test_large_inputs(name, args):
+def test_large_inputs(name, args, dtype):
     # more than one 65536-element block, with every branch (reflection, poles, nan) in several blocks
     x = RNG.uniform(-20, 40, 200_004)
     x[::997] = -np.round(x[::997] % 5)  # poles
     x[::1009] = NAN
-    d, t = run(name, x.reshape(7, -1), args=args)
-    assert tuple(d.shape) == (7, 28_572) and d.dtype == dyngrad.float64
+    d, t = run(name, x.reshape(7, -1).astype(dtype), args=args)
+    assert tuple(d.shape) == (7, 28_572) and d.numpy().dtype == dtype
     dn, tn = d.numpy(), t.numpy()
-    ok = np.isclose(dn, tn, rtol=1e-12, atol=1e-12, equal_nan=True) | ~np.isfinite(tn) & (dn == tn)
+    tol = 1e-12 if dtype == np.float64 else 1e-4  # float32: near the zeros of digamma, absolutely
+    ok = np.isclose(dn, tn, rtol=tol, atol=tol, equal_nan=True) | ~np.isfinite(tn) & (dn == tn)
     assert ok.all()
 
 
