@@ -67,15 +67,17 @@ def _import_libs():
     import autograd_workloads
     import module_workloads
     import nn_workloads
+    import special_workloads
     import spectral_workloads
     import workloads
 
-    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M) and the spectral ones (S)
+    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S)
     workloads.ALL = {
         **workloads.WORKLOADS,
         **nn_workloads.WORKLOADS,
         **autograd_workloads.WORKLOADS,
         **module_workloads.WORKLOADS,
+        **special_workloads.WORKLOADS,
         **spectral_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads

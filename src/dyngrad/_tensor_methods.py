@@ -22,6 +22,7 @@ from ._ops import (
     rnn,
     shape,
     sorting,
+    special_ops,
     spectral,
 )
 from ._ops import comparison as cmp
@@ -390,7 +391,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx, bessel,
-    polynomials, fft, spectral,
+    polynomials, fft, spectral, special_ops,
 )
 
 
