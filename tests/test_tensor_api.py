@@ -1894,3 +1894,30 @@ def test_backends_answer_as_a_cpu_only_torch() -> None:
 def test_layout_and_memory_format_queries() -> None:
     check(lambda T: [repr(T.ones(2).layout), repr(T.strided), T.ones(2, 3).is_contiguous(memory_format=T.contiguous_format),
                      T.ones(2, 3, 4, 5).is_contiguous(memory_format=T.channels_last)])
+
+
+_SCALAR_WARNING_PROGRAM = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+x = lib.ones(1, requires_grad=True) * 2
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with lib.no_grad():
+        float(x)  # no warning outside grad mode (an optimizer reading its loss)
+    float(x)
+    float(x)  # once per process
+print([str(w.message) for w in caught])
+"""
+
+
+def test_scalar_conversion_warning_only_in_grad_mode_once() -> None:
+    import subprocess
+    import sys
+
+    def run(lib):
+        done = subprocess.run([sys.executable, "-c", _SCALAR_WARNING_PROGRAM, lib], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert run("dyngrad") == run("torch")

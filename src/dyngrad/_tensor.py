@@ -648,9 +648,12 @@ _warned_scalar = False
 
 
 def _warn_scalar_of_requires_grad() -> None:
-    """torch warns once per process (TORCH_WARN_ONCE) on float()/complex() of a tensor requiring grad."""
+    """torch warns once per process (TORCH_WARN_ONCE) on float()/complex() of a tensor requiring grad,
+    in grad mode only (optimizers read losses under no_grad without it)."""
     global _warned_scalar
-    if not _warned_scalar:
+    from .autograd.grad_mode import _state
+
+    if not _warned_scalar and _state.enabled:
         _warned_scalar = True
         warnings.warn(_SCALAR_WARNING, UserWarning, stacklevel=3)
 

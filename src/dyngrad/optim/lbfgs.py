@@ -165,7 +165,8 @@ class LBFGS(Optimizer):
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         with enable_grad():
-            loss = float(closure())
+            value = closure()
+        loss = float(value)  # read in no_grad mode, as torch (no requires-grad conversion warning)
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
