@@ -1,0 +1,49 @@
+"""dyngrad against PyTorch's OpInfo database (op_db): the results recorded in tests/opinfo_status.txt.
+
+Each test runs one OpInfo entry through tests/opinfo_harness.py (torch's own samples, every tested
+dtype: forward values, first- and second-order gradients, grad_fn names, errors) and asserts that the
+statuses equal the recorded ones, in both directions: a check that used to pass and now fails is a
+regression; a check that now passes where the file says otherwise must be recorded by regenerating
+the file (`python scripts/opinfo_status.py --write -k NAME`), so the recorded counts stay honest.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import opinfo_harness as harness
+
+ENTRIES = harness.cpu_entries()
+RECORDED, DUPLICATES = harness.read_status()
+
+
+def test_status_file_lists_every_entry_once() -> None:
+    """One line per (entry, tested dtype) of op_db on CPU: no stale, missing or doubled lines."""
+    expected = {(key, dtype) for key, opinfo in ENTRIES.items() for dtype in harness.tested_dtypes(opinfo)}
+    stale = sorted(set(RECORDED) - expected)
+    absent = sorted(expected - set(RECORDED))
+    assert not DUPLICATES, f"lines recorded twice (after a merge?): {DUPLICATES[:5]}; run `{harness.REGENERATE}`"
+    assert not stale and not absent, (
+        f"status file out of step with op_db: stale {stale[:5]}, absent {absent[:5]}; run `{harness.REGENERATE}`"
+    )
+
+
+def test_status_file_is_as_written() -> None:
+    """The file is exactly what the script writes (header, sorted lines): merges and hand edits show up."""
+    text = harness.STATUS_PATH.read_text()
+    lines = [rec.text for rec in RECORDED.values()]
+    assert text == harness.render_status(lines), f"tests/opinfo_status.txt is not in canonical form: run `{harness.REGENERATE}`"
+
+
+@pytest.mark.parametrize("key", sorted(ENTRIES))
+def test_opinfo_entry_matches_recorded_status(key: str) -> None:
+    lines = harness.run_key(key, ENTRIES)
+    differences = []
+    for line in lines:
+        old = RECORDED.get((key, line.dtype))
+        if old is None or old.statuses != line.statuses():
+            differences.append(f"recorded: {old.text if old else '(no line)'}\n     now: {line.render()}")
+    assert not differences, (
+        "OpInfo results differ from tests/opinfo_status.txt (a regression, or an improvement to record with "
+        f"`{harness.REGENERATE} -k '{key}'`):\n" + "\n".join(differences)
+    )
