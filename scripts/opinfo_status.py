@@ -51,17 +51,25 @@ def run(keys: list[str], jobs: int) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------- summary
+VALUE_CHECKS = harness.CHECKS  # forward, grad, gradgrad: what an entry's classification is made of
+
+
 def entry_statuses(recorded: dict) -> dict:
-    """key -> list of (dtype, statuses)."""
+    """key -> list of (dtype, {check: status}) for the dtype lines (not the error_inputs line)."""
     out = collections.defaultdict(list)
     for (key, dtype), rec in recorded.items():
-        out[key].append((dtype, rec.statuses))
+        if dtype != harness.ERRORS:
+            out[key].append((dtype, rec.statuses))
     return out
 
 
+def _applicable(statuses) -> list[str]:
+    return [s for s in statuses if s not in ("-", "skip")]
+
+
 def classify_entry(rows) -> str:
-    """fully passing / partially passing / failing / missing / not testable, from all its checks."""
-    statuses = [s for _, st in rows for s in st if s not in ("-", "skip")]
+    """fully passing / partially passing / failing / missing / not testable, from its value checks."""
+    statuses = _applicable(st[c] for _, st in rows for c in VALUE_CHECKS)
     if not statuses:
         return "not testable"
     if "missing" in statuses:
@@ -73,58 +81,74 @@ def classify_entry(rows) -> str:
     return "failing"
 
 
+def _passing(rows, dtypes=None, checks=VALUE_CHECKS) -> bool:
+    statuses = _applicable(st[c] for dt, st in rows if dtypes is None or dt in dtypes for c in checks)
+    return bool(statuses) and all(s == "pass" for s in statuses)
+
+
 def summary(recorded: dict) -> str:
     by_entry = entry_statuses(recorded)
     kinds = collections.Counter(classify_entry(rows) for rows in by_entry.values())
-    out = [f"{len(by_entry)} OpInfo entries torch runs on CPU (op_db entries with a CPU dtype), "
-           f"{len(recorded)} (entry, dtype) lines."]
+    present = {k: rows for k, rows in by_entry.items() if classify_entry(rows) != "missing"}
+    out = [
+        f"{len(by_entry)} OpInfo entries torch runs on CPU (op_db entries that list a CPU dtype).",
+        "An entry fully passes when every applicable check (forward, grad, gradgrad) passes in every tested dtype;",
+        "partially when some pass; fails when none does; is missing when dyngrad has no callable of its name.",
+    ]
     for kind in ("fully passing", "partially passing", "failing", "missing", "not testable"):
         out.append(f"  {kind:18} {kinds[kind]}")
-    forward_everywhere = sum(
-        1 for rows in by_entry.values() if all(st[0] == "pass" for _, st in rows)
-    )
-    out.append(f"  forward passes in every tested dtype: {forward_everywhere}")
+    out.append(f"  of the {len(present)} present: forward passes in every tested dtype "
+               f"{sum(_passing(r, checks=('forward',)) for r in present.values())}; every check passes in "
+               f"float64 {sum(_passing(r, ('float64',)) for r in present.values())}, in float64 and float32 "
+               f"{sum(_passing(r, ('float64', 'float32')) for r in present.values())}")
     out.append("")
-    out.append("per dtype: entries tested / forward pass / grad pass (of applicable) / gradgrad pass (of applicable)")
-    dtypes = harness.FLOAT_DTYPES + ("other",)
-    for dtype in dtypes:
-        rows = [rec.statuses for (key, dt), rec in recorded.items()
-                if dt == dtype or (dtype == "other" and dt not in harness.FLOAT_DTYPES)]
+    out.append("per dtype: entries tested, then passing / applicable for each check")
+    for dtype in harness.FLOAT_DTYPES + ("other",):
+        rows = [rec.statuses for (_, dt), rec in recorded.items()
+                if dt == dtype or (dtype == "other" and dt not in harness.FLOAT_DTYPES + (harness.ERRORS,))]
         counts = []
-        for i in range(len(harness.CHECKS)):
-            applicable = [st[i] for st in rows if st[i] not in ("-", "skip")]
+        for c in VALUE_CHECKS:
+            applicable = _applicable(st[c] for st in rows)
             counts.append(f"{sum(s == 'pass' for s in applicable)}/{len(applicable)}")
         out.append(f"  {dtype:10} {len(rows):4} entries   forward {counts[0]:9} grad {counts[1]:9} gradgrad {counts[2]}")
-    statuses = collections.Counter(s for rec in recorded.values() for s in rec.statuses)
+    errors = collections.Counter(rec.statuses["errors"] for (_, dt), rec in recorded.items() if dt == harness.ERRORS)
+    out.append(f"  {harness.ERRORS} {sum(errors.values())} entries: " + ", ".join(
+        f"{s} {errors[s]}" for s in ("pass", "text", "fail", "missing", "skip", "-") if errors[s]))
+    statuses = collections.Counter(s for rec in recorded.values() for s in rec.statuses.values())
     out.append("")
-    out.append("checks by status: " + ", ".join(f"{s} {n}" for s, n in statuses.most_common()))
+    out.append(f"{len(recorded)} lines; checks by status: " + ", ".join(f"{s} {n}" for s, n in statuses.most_common()))
     return "\n".join(out)
 
 
-# The first reason of a failing check, reduced to its cause. Order matters: first match wins.
+# The first reason of a failing check, reduced to its cause. Order matters: the first match wins.
 CAUSES = [
-    (r"forward: no (.*)", lambda m: f"missing: {m.group(1).split('.')[0] if '.' in m.group(1) else 'dyngrad'}"
-     f"{'.' + m.group(1).split('.')[1] if m.group(1).count('.') > 1 else ''} namespace op"),
     (r"unexpected keyword argument '(\w+)'", lambda m: f"argument parser: keyword '{m.group(1)}' not accepted"),
     (r"takes (?:from )?\d+ (?:to \d+ )?positional arguments? but \d+ (?:were|was) given",
      lambda m: "argument parser: too many positional arguments"),
-    (r"missing \d+ required positional argument", lambda m: "argument parser: required argument missing"),
-    (r"torch raised .*; dyngrad did not", lambda m: "no error where torch raises"),
-    (r"dyngrad raised (\w+).*; torch raised (\w+)", lambda m: "error type differs from torch's"),
-    (r"sample holds (.*), which", lambda m: f"sample value without a dyngrad counterpart: {m.group(1)}"),
+    (r"missing \d+ required positional argument", lambda m: "argument parser: a required argument missing"),
+    (r"torch: .*(received an invalid combination of arguments|must be Tensor, not|doesn't apply to a)",
+     lambda m: "argument parser: a Python number where torch's parser requires a Tensor"),
+    (r"torch raises \w+, dyngrad does not", lambda m: "no error where torch raises one"),
+    (r"dyngrad raises (\w+), torch (\w+)", lambda m: "error type differs from torch's"),
+    (r"\w+ text differs", lambda m: "error message text differs"),
+    (r"holds (.*), which has no dyngrad", lambda m: f"sample value without a dyngrad counterpart: {m.group(1)}"),
     (r"grad_fn: dyngrad (\w+), torch (\w+)", lambda m: "grad_fn name differs"),
     (r"does not require grad", lambda m: "output does not require grad"),
+    (r"dtype torch\.complex\w+ != torch torch\.float", lambda m: "complex input: real output expected, complex given"),
     (r"dtype torch\.(\w+) != torch torch\.(\w+)", lambda m: "output dtype differs"),
     (r"shape \(.*\) != torch", lambda m: "output shape differs"),
     (r"items != torch|dyngrad gives", lambda m: "output structure differs"),
-    (r"NotImplementedError: (.{0,60})", lambda m: "NotImplementedError (dyngrad)"),
-    (r"not implemented for '(Complex\w+)'", lambda m: "complex dtype not supported"),
+    (r"not implemented for '(Complex\w+)'|argument must be a string or a real number, not 'complex'",
+     lambda m: "complex dtype not supported"),
+    (r"NotImplementedError: dyngrad:", lambda m: "dyngrad's own NotImplementedError (a mode or case)"),
     (r"object has no attribute '(\w+)'", lambda m: f"attribute missing: {m.group(1)}"),
     (r"backward raised (\w+)", lambda m: f"backward raised {m.group(1)}"),
-    (r"(?:dyngrad raised|forward raised) (\w+)", lambda m: f"forward raised {m.group(1)}"),
+    (r"dyngrad raised (\w+)", lambda m: f"forward raised {m.group(1)}"),
     (r"NaN positions differ|infinities differ", lambda m: "NaN/inf positions differ"),
     (r"values differ", lambda m: "values differ"),
 ]
+# Reasons that only repeat an earlier check's failure of the same sample.
+FOLLOW_ONS = re.compile(r"^sample \d+: (forward raised|first-order backward raised)$")
 
 
 def cause(reason: str, check: str, dtype: str) -> str:
@@ -132,33 +156,52 @@ def cause(reason: str, check: str, dtype: str) -> str:
         m = re.search(pattern, reason)
         if m:
             label = name(m)
-            if label == "values differ" and dtype.startswith("complex") and check != "forward":
-                return "complex gradient values differ"
             if label == "values differ":
-                return f"{check} values differ"
+                complex_grad = dtype.startswith("complex") and check != "forward"
+                return "complex gradient values differ" if complex_grad else f"{check} values differ"
             return label
     return "other: " + reason[:60]
 
 
-def causes(recorded: dict, top: int = 40) -> str:
-    """Failing and missing checks grouped by cause; each cause counts distinct entries."""
-    by_cause = collections.defaultdict(set)
+def _missing_namespace(reason: str) -> str:
+    """``no dyngrad.linalg.x`` -> ``dyngrad.linalg``; ``no dyngrad.x or dyngrad.Tensor.x`` -> ``dyngrad``."""
+    m = re.match(r"no (dyngrad(?:\.\w+)*)\.\w+", reason)
+    if m:
+        return m.group(1)
+    m = re.search(r"torch's op is an? (\w+)", reason)
+    return f"not a torch function ({m.group(1)})" if m else "other"
+
+
+def causes(recorded: dict, top: int = 30) -> str:
+    """Failing checks grouped by cause (value checks, then error inputs), then missing entries by namespace.
+
+    A cause counts the distinct entries whose first reason (for some dtype and check) it is.
+    """
+    by_cause = {"values": collections.defaultdict(set), "errors": collections.defaultdict(set)}
+    missing = collections.defaultdict(set)
     examples = {}
     for (key, dtype), rec in recorded.items():
         reasons = dict(part.split(": ", 1) for part in rec.text.split(" | ")[1:] if ": " in part)
-        for check, status in zip(harness.CHECKS, rec.statuses):
-            if status == "missing" and check == "forward":
-                c = "missing op"
-            elif status in ("fail", "text"):
-                c = cause(reasons.get(check, ""), check, dtype)
-                if status == "text":
-                    c = "error text differs"
-            else:
+        for check, status in rec.statuses.items():
+            reason = reasons.get(check, "")
+            if status == "missing" and check in ("forward", "errors"):
+                missing[_missing_namespace(reason)].add(key)
                 continue
-            by_cause[c].add(key)
-            examples.setdefault(c, f"{key} {dtype} {check}: {reasons.get(check, '')}"[:160])
-    ranked = sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    lines = [f"{len(keys):4} entries  {c}\n        e.g. {examples[c]}" for c, keys in ranked[:top]]
+            if status not in ("fail", "text") or FOLLOW_ONS.match(reason):
+                continue
+            c = cause(reason, check, dtype)
+            group = "errors" if check == "errors" else "values"
+            by_cause[group][c].add(key)
+            examples.setdefault((group, c), f"{key} {dtype} {check}: {reason}"[:200])
+    lines = []
+    for group, title in (("values", "forward/grad/gradgrad"), ("errors", "error_inputs")):
+        ranked = sorted(by_cause[group].items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        lines.append(f"failing {title} checks by cause ({len(set().union(*by_cause[group].values()))} entries):")
+        lines += [f"{len(keys):4} entries  {c}\n        e.g. {examples[(group, c)]}" for c, keys in ranked[:top]]
+        lines.append("")
+    lines.append(f"missing entries by namespace ({len(set().union(*missing.values()))} entries):")
+    for ns, keys in sorted(missing.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"{len(keys):4}  {ns}: {', '.join(sorted(keys)[:8])}{', ...' if len(keys) > 8 else ''}")
     return "\n".join(lines)
 
 

@@ -52,6 +52,9 @@ GRADGRAD_DTYPES = ("float64", "complex128")
 # in the first of these it supports, so that every entry torch runs on CPU has a line.
 FALLBACK_DTYPES = ("int64", "int32", "bool", "uint8", "int16", "int8")
 CHECKS = ("forward", "grad", "gradgrad")
+# Each entry with an error_inputs_func also gets one line `key error_inputs errors=S`: torch's own
+# inputs that must raise (wrong shapes, dtypes, out= tensors); dyngrad must raise the same type and text.
+ERRORS = "error_inputs"
 SAMPLE_SEED = 0
 
 # (rtol, atol) by the dtype of the compared tensor (a complex one by its real dtype). float64 is
@@ -76,7 +79,7 @@ RANDOM_VALUES = frozenset({
 UNSPECIFIED_VALUES = frozenset({"empty", "empty_like", "empty_permuted", "empty_strided", "new_empty",
                                 "new_empty_strided"})
 
-REASON_LENGTH = 200
+REASON_LENGTH = 240
 
 
 # ---------------------------------------------------------------------------------- the entries
@@ -171,7 +174,8 @@ def rebind(fn):
 # Entries that the rules of `resolve` do not resolve correctly. Keep this short: each line says why.
 OVERRIDES: dict[str, object] = {
     # torch's op is a test wrapper around torch.ops.aten (dyngrad has no dispatcher namespace)
-    "max_pool2d_with_indices_backward": Missing("test wrapper over torch.ops.aten"),
+    "max_pool2d_with_indices_backward": Missing("dyngrad.max_pool2d_with_indices_backward (torch's is a test "
+                                                "wrapper over torch.ops.aten)"),
 }
 
 
@@ -207,13 +211,13 @@ def resolve(opinfo):
         return target
     if "." not in name and op is getattr(torch.Tensor, name, None):
         if not hasattr(dyngrad.Tensor, name):
-            raise Missing(f"Tensor.{name}")
+            raise Missing(f"dyngrad.Tensor.{name}")
         return getattr(dyngrad.Tensor, name)
     if isinstance(op, types.FunctionType):
         if not _has_name(opinfo):
-            raise Missing(f"dyngrad.{name}" if "." in name else f"dyngrad.{name} or Tensor.{name}")
+            raise Missing(f"dyngrad.{name}" if "." in name else f"dyngrad.{name} or dyngrad.Tensor.{name}")
         return rebind(op)
-    raise Missing(f"{type(op).__name__} {name}")
+    raise Missing(f"{name} (torch's op is a {type(op).__name__}, not a function of torch's namespaces)")
 
 
 # ---------------------------------------------------------------------------------- conversion
@@ -236,6 +240,8 @@ def _storage_copy(t: torch.Tensor) -> np.ndarray:
         t = t.resolve_conj().resolve_neg()
     if t.numel() == 0:
         return np.empty(tuple(t.shape), dtype=t.numpy().dtype)
+    if t.dim() > 64:
+        raise Unconvertible(f"a {t.dim()}-dimensional tensor (NumPy arrays have at most 64 dimensions)")
     n = t.untyped_storage().nbytes() // t.element_size()
     flat = t.as_strided((n,), (1,), 0).numpy().copy()  # the whole storage, from its start
     item = flat.itemsize
@@ -438,13 +444,15 @@ def _call(fn):
 
 
 def compare_errors(d_err, t_err, what: str) -> tuple[str, str] | None:
-    """None if both raised the same type with the same text; else (status, reason)."""
+    """None if both raised the same type with the same text; else (status, reason), the types first."""
+    t_type = type(t_err).__name__
     if d_err is None:
-        return "fail", f"{what}: torch raised {_error(t_err)}; dyngrad did not"
+        return "fail", f"{what}: torch raises {t_type}, dyngrad does not; torch: {t_err}"
+    d_type = type(d_err).__name__
     if type(d_err) is not type(t_err):
-        return "fail", f"{what}: dyngrad raised {_error(d_err)}; torch raised {_error(t_err)}"
+        return "fail", f"{what}: dyngrad raises {d_type}, torch {t_type}; dyngrad: {d_err} / torch: {t_err}"
     if str(d_err) != str(t_err):
-        return "text", f"{what}: dyngrad raised {_error(d_err)}; torch raised {_error(t_err)}"
+        return "text", f"{what}: {t_type} text differs; dyngrad: {d_err} / torch: {t_err}"
     return None
 
 
@@ -480,14 +488,14 @@ class Line:
 
     def render(self) -> str:
         """``key dtype forward=S grad=S gradgrad=S`` then `` | check: reason`` for each check with one."""
-        statuses = " ".join(f"{c}={self.checks[c].status}" for c in CHECKS)
-        reasons = [f"{c}: {self.checks[c].reason}" for c in CHECKS if self.checks[c].reason]
+        statuses = " ".join(f"{c}={check.status}" for c, check in self.checks.items())
+        reasons = [f"{c}: {check.reason}" for c, check in self.checks.items() if check.reason]
         if self.note:
             reasons.append(f"note: {self.note}")
         return f"{self.key} {self.dtype} {statuses}" + "".join(f" | {r}" for r in reasons)
 
-    def statuses(self) -> tuple[str, ...]:
-        return tuple(self.checks[c].status for c in CHECKS)
+    def statuses(self) -> dict:
+        return {c: check.status for c, check in self.checks.items()}
 
 
 _MISSING_ATTRIBUTE = re.compile(r"^module '(dyngrad[\w.]*)' has no attribute '(\w+)'$")
@@ -697,10 +705,59 @@ def _run_samples(opinfo, dtype: str, fn, checks: dict, grad_on: bool, gradgrad_o
                 break  # nothing more to learn from this entry's remaining samples
 
 
+def run_error_inputs(opinfo) -> Line:
+    """The ``errors`` check: each of torch's error inputs that raises in torch must raise alike in dyngrad."""
+    line = Line(entry_key(opinfo), ERRORS, {"errors": Check()})
+    check = line.checks["errors"]
+    try:
+        fn = resolve(opinfo)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            torch.manual_seed(SAMPLE_SEED)
+            inputs, err = _call(lambda: iter(opinfo.error_inputs_func(opinfo, "cpu")))
+            for index in itertools.count():
+                if err is None:
+                    error_input, err = _call(lambda: next(inputs))
+                if isinstance(err, StopIteration):
+                    break
+                if err is not None:
+                    if index == 0:
+                        line.checks["errors"] = Check("skip", _one_line(f"torch's error_inputs raised {_error(err)}"))
+                    break
+                _run_error_input(index, error_input.sample_input, opinfo, fn, check)
+                if check.failed:
+                    break
+    except Missing as e:
+        line.checks["errors"] = Check("missing", f"no {e}")
+    return line
+
+
+def _run_error_input(index: int, s, opinfo, fn, check: Check) -> None:
+    conv = Converter()
+    try:
+        d_args, d_kwargs = conv((s.input, *s.args)), conv(s.kwargs)
+    except Unconvertible as e:
+        check.record("fail", f"error input holds {e}, which has no dyngrad counterpart", index)
+        return
+    _, t_err = _call(lambda: opinfo.op(s.input, *s.args, **s.kwargs))
+    if t_err is None:  # an error input of another device or build: nothing to compare
+        return
+    _, d_err = _call(lambda: fn(*d_args, **d_kwargs))
+    if isinstance(d_err, AttributeError) and _MISSING_ATTRIBUTE.match(str(d_err)):
+        raise Missing("{}.{}".format(*_MISSING_ATTRIBUTE.match(str(d_err)).groups()))
+    check.record(*(compare_errors(d_err, t_err, "error") or ("pass", "")), sample=index)
+
+
+def line_labels(opinfo) -> list[str]:
+    """The status file's lines for an entry: its tested dtypes, then ERRORS if it has error inputs."""
+    return tested_dtypes(opinfo) + ([ERRORS] if opinfo.error_inputs_func is not None else [])
+
+
 def run_key(key: str, entries: dict | None = None) -> list[Line]:
+    """Every line of one entry (see line_labels)."""
     entries = entries if entries is not None else cpu_entries()
     opinfo = entries[key]
-    return [run_entry(opinfo, dtype) for dtype in tested_dtypes(opinfo)]
+    return [run_error_inputs(opinfo) if label == ERRORS else run_entry(opinfo, label) for label in line_labels(opinfo)]
 
 
 # ---------------------------------------------------------------------------------- the status file
@@ -710,7 +767,8 @@ HEADER = f"""\
 # dyngrad against PyTorch's OpInfo database (tests/opinfo_harness.py); checked by tests/test_opinfo.py.
 # Regenerate with `{REGENERATE}` (`-k NAME` for some entries), never by hand;
 # after a merge, regenerate rather than resolve conflicts line by line.
-# One line per entry and dtype: `entry dtype forward=S grad=S gradgrad=S | check: first reason`.
+# One line per entry and dtype: `entry dtype forward=S grad=S gradgrad=S | check: first reason`,
+# and `entry error_inputs errors=S` for an entry with error inputs (torch's inputs that must raise).
 # S: pass, fail, text (same error type, other message), missing (no such callable in dyngrad),
 # skip (torch could not make the samples), - (not applicable). The test compares S, not the reasons.
 """
@@ -721,8 +779,8 @@ class Recorded:
     """One parsed line of the status file."""
 
     key: str
-    dtype: str
-    statuses: tuple  # one per CHECKS
+    dtype: str  # or ERRORS
+    statuses: dict  # check name -> status
     text: str  # the whole line
 
 
@@ -737,7 +795,7 @@ def parse_status(text: str) -> tuple[dict, list[str]]:
         key, dtype, fields = head[0], head[1], dict(f.split("=", 1) for f in head[2:])
         if (key, dtype) in recorded:
             duplicates.append((key, dtype))
-        recorded[(key, dtype)] = Recorded(key, dtype, tuple(fields[c] for c in CHECKS), raw)
+        recorded[(key, dtype)] = Recorded(key, dtype, fields, raw)
     return recorded, duplicates
 
 
@@ -752,4 +810,5 @@ def render_status(lines: list[str]) -> str:
 def _sort_key(line: str) -> tuple:
     key, dtype = line.split()[:2]
     order = FLOAT_DTYPES + FALLBACK_DTYPES
-    return key, order.index(dtype) if dtype in order else len(order), dtype
+    rank = order.index(dtype) if dtype in order else len(order) + (dtype == ERRORS)
+    return key, rank, dtype

@@ -18,8 +18,8 @@ RECORDED, DUPLICATES = harness.read_status()
 
 
 def test_status_file_lists_every_entry_once() -> None:
-    """One line per (entry, tested dtype) of op_db on CPU: no stale, missing or doubled lines."""
-    expected = {(key, dtype) for key, opinfo in ENTRIES.items() for dtype in harness.tested_dtypes(opinfo)}
+    """One line per (entry, tested dtype), and per entry with error inputs: no stale, absent or doubled lines."""
+    expected = {(key, label) for key, opinfo in ENTRIES.items() for label in harness.line_labels(opinfo)}
     stale = sorted(set(RECORDED) - expected)
     absent = sorted(expected - set(RECORDED))
     assert not DUPLICATES, f"lines recorded twice (after a merge?): {DUPLICATES[:5]}; run `{harness.REGENERATE}`"
