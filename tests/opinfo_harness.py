@@ -32,9 +32,12 @@ The entries are independent, so any subset can be run (tests/test_opinfo.py runs
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
+import os
 import random
 import re
+import sys
 import types
 import warnings
 from pathlib import Path
@@ -84,10 +87,25 @@ REASON_LENGTH = 240
 
 # ---------------------------------------------------------------------------------- the entries
 def op_db():
-    """torch's OpInfo list (imported lazily: the import takes a few seconds)."""
-    from torch.testing._internal.common_methods_invocations import op_db as db
+    """torch's OpInfo list (imported lazily: the import takes a few seconds).
 
-    return db
+    Importing torch's test suite changes global state that other tests of this suite see: it freezes
+    torch.backends' flags (``torch.backends.cudnn.benchmark = True`` then raises), adds warning
+    filters, an environment variable and a sys.path entry. All are put back as they were.
+    """
+    if "torch.testing._internal.common_methods_invocations" not in sys.modules:
+        filters, path, environ = list(warnings.filters), list(sys.path), dict(os.environ)
+        frozen = torch.backends.flags_frozen()
+        importlib.import_module("torch.testing._internal.common_methods_invocations")
+
+        warnings.filters[:] = filters
+        sys.path[:] = path
+        for name in set(os.environ) - set(environ):
+            del os.environ[name]
+        if not frozen:
+            # undo torch.backends.disable_global_flags(): its flag lives in the module's own globals
+            torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
+    return sys.modules["torch.testing._internal.common_methods_invocations"].op_db
 
 
 def entry_key(opinfo) -> str:
