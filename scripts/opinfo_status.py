@@ -45,8 +45,9 @@ def run(keys: list[str], jobs: int) -> list[str]:
         return _run_keys(keys)
     import multiprocessing
 
-    chunks = [keys[i::jobs * 8] for i in range(jobs * 8)]  # interleaved, so slow families spread out
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+    harness.cpu_entries()  # import op_db once, before forking: the workers inherit it
+    chunks = [keys[i::jobs * 4] for i in range(jobs * 4)]  # interleaved, so slow families spread out
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
         return [line for part in pool.map(_run_keys, chunks) for line in part]
 
 
@@ -148,7 +149,7 @@ CAUSES = [
     (r"values differ", lambda m: "values differ"),
 ]
 # Reasons that only repeat an earlier check's failure of the same sample.
-FOLLOW_ONS = re.compile(r"^sample \d+: (forward raised|first-order backward raised)$")
+FOLLOW_ONS = re.compile(r"^sample \d+: (forward raised|first-order backward raised|no first-order gradients \(see grad\))$")
 
 
 def cause(reason: str, check: str, dtype: str) -> str:

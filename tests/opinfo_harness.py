@@ -16,7 +16,9 @@ calls torch's op and dyngrad's op of the same name, and records one status per c
 - ``gradgrad`` (float64 and complex128 where the entry supports it): the first-order gradients
   (taken with ``create_graph=True`` and grad_outputs that require grad) differentiated again
   with respect to the inputs and the grad_outputs, contracted with fixed random vectors,
-  as torch's gradgradcheck does.
+  as torch's gradgradcheck does;
+- ``errors`` (one line per entry that has ``error_inputs``): each of torch's error inputs that
+  raises in torch must raise in dyngrad with the same type and message.
 
 Statuses: ``pass``, ``fail`` (with the first mismatch or error as reason), ``text`` (the same
 exception types, different message), ``missing`` (dyngrad has no callable of that name),
@@ -63,7 +65,7 @@ SAMPLE_SEED = 0
 # (rtol, atol) by the dtype of the compared tensor (a complex one by its real dtype). float64 is
 # torch.testing.assert_close's default. For float32 the atol is scaled by the tensor's largest magnitude:
 # dyngrad's NumPy kernels may sum in another order than ATen's, and the rounding error of a sum that
-# cancels is relative to its terms, not to the result. Gradients get looser tolerances than values.
+# cancels is relative to its terms, not to the result. Second-order gradients get 10 times as much.
 FORWARD_TOL = {"float64": (1e-7, 1e-7), "float32": (1e-4, 1e-5), "float16": (1e-3, 1e-3)}
 GRAD_TOL = {"float64": (1e-7, 1e-7), "float32": (1e-4, 1e-5), "float16": (1e-3, 1e-3)}
 GRADGRAD_TOL = {"float64": (1e-6, 1e-6), "float32": (1e-3, 1e-4), "float16": (1e-2, 1e-2)}
@@ -156,19 +158,19 @@ def _lookup(root, path: str):
 
 
 _TORCH_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
-_rebound_globals: dict[int, dict] = {}
+_rebound_globals: dict[int, dict | None] = {}
 
 
-def _dyngrad_globals(module_globals: dict) -> dict:
-    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's."""
+def _dyngrad_globals(module_globals: dict) -> dict | None:
+    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's (None: none there)."""
     key = id(module_globals)
     if key not in _rebound_globals:
-        new = dict(module_globals)
+        replaced = {}
         for name, value in module_globals.items():
             if isinstance(value, types.ModuleType) and value.__name__ in _TORCH_NAMESPACES:
                 path = value.__name__.removeprefix("torch").lstrip(".")
-                new[name] = _lookup(dyngrad, path) if path else dyngrad
-        _rebound_globals[key] = new
+                replaced[name] = _lookup(dyngrad, path) if path else dyngrad
+        _rebound_globals[key] = {**module_globals, **replaced} if replaced else None
     return _rebound_globals[key]
 
 
@@ -179,12 +181,12 @@ def rebind(fn):
     ``lambda x, n: torch.polygamma(n, x)``, and samples' ``output_process_fn_grad`` helpers, run
     unchanged on dyngrad values this way: only the names ``torch``/``F``/... are looked up anew.
     """
-    if not isinstance(fn, types.FunctionType) or not any(
-        isinstance(v, types.ModuleType) and v.__name__ in _TORCH_NAMESPACES for v in fn.__globals__.values()
-    ):
+    if not isinstance(fn, types.FunctionType):
         return fn
-    new = types.FunctionType(fn.__code__, _dyngrad_globals(fn.__globals__), fn.__name__, fn.__defaults__,
-                             fn.__closure__)
+    new_globals = _dyngrad_globals(fn.__globals__)
+    if new_globals is None:
+        return fn
+    new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     return new
 
@@ -582,6 +584,8 @@ class _Sample:
         if t_err is not None or d_err is not None:
             if t_err is None:
                 grad.record("fail", f"output_process_fn_grad on dyngrad's output raised {_error(d_err)}", i)
+                if gradgrad is not None:
+                    gradgrad.record("fail", "no first-order gradients (see grad)", i)
             return
         outs = [(t, d, what) for t, d, what in _pairs(t_proc, d_proc) if _differentiable(t)]
         ins = [(t, d) for t, d in self.conv.tensors.values() if _differentiable(t)]
@@ -592,6 +596,8 @@ class _Sample:
         for _, d, what in outs:
             if not isinstance(d, dyngrad.Tensor) or not d.requires_grad:
                 grad.record("fail", grad_fn_reason or f"{what} does not require grad in dyngrad", i)
+                if gradgrad is not None:
+                    gradgrad.record("fail", "no first-order gradients (see grad)", i)
                 return
         rng = np.random.default_rng(i)
         second = gradgrad is not None
