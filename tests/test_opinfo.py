@@ -9,6 +9,8 @@ the file (`python scripts/opinfo_status.py --write -k NAME`), so the recorded co
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import opinfo_harness as harness
@@ -47,3 +49,31 @@ def test_opinfo_entry_matches_recorded_status(key: str) -> None:
         "OpInfo results differ from tests/opinfo_status.txt (a regression, or an improvement to record with "
         f"`{harness.REGENERATE} -k '{key}'`):\n" + "\n".join(differences)
     )
+
+
+# The harness itself: a wrong dyngrad op must show up as a failure (so that "pass" means something).
+def test_harness_reports_wrong_values_gradients_and_error_texts(monkeypatch) -> None:
+    import dyngrad
+
+    sin = ENTRIES["sin"]
+    assert harness.run_entry(sin, "float64").statuses() == {"forward": "pass", "grad": "pass", "gradgrad": "pass"}
+
+    monkeypatch.setattr(dyngrad, "sin", dyngrad.cos)
+    line = harness.run_entry(sin, "float64")
+    assert line.statuses()["forward"] == "fail" and "values differ" in line.checks["forward"].reason
+
+    def sin_with_gradient_two(x):  # sin's values (as cos(x - pi/2)), but the gradient 2 everywhere
+        return dyngrad.cos(x.detach() - math.pi / 2) + 2 * (x - x.detach())
+
+    monkeypatch.setattr(dyngrad, "sin", sin_with_gradient_two)
+    line = harness.run_entry(sin, "float64")
+    assert line.statuses()["forward"] == "pass"
+    assert line.statuses()["grad"] == "fail" and "grad[0]: values differ" in line.checks["grad"].reason
+
+    def dot_with_another_message(*args, **kwargs):
+        raise RuntimeError("another message")
+
+    monkeypatch.setattr(dyngrad, "dot", dot_with_another_message)
+    assert harness.run_error_inputs(ENTRIES["dot"]).statuses() == {"errors": "text"}
+    monkeypatch.delattr(dyngrad, "dot")
+    assert harness.run_error_inputs(ENTRIES["dot"]).statuses() == {"errors": "missing"}
