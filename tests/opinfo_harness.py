@@ -292,10 +292,11 @@ class Converter:
             return _dtype(x)
         if isinstance(x, torch.device):
             return dyngrad.device(str(x))
-        if isinstance(x, torch.memory_format):
-            return getattr(dyngrad, str(x).removeprefix("torch."))
-        if isinstance(x, torch.layout):
-            return getattr(dyngrad, str(x).removeprefix("torch."))
+        if isinstance(x, (torch.memory_format, torch.layout)):
+            name = str(x).removeprefix("torch.")
+            if not hasattr(dyngrad, name):  # sparse layouts
+                raise Unconvertible(f"torch.{name} (dyngrad has only dense, strided tensors)")
+            return getattr(dyngrad, name)
         if isinstance(x, torch.Generator):
             return dyngrad.Generator().manual_seed(x.initial_seed())
         if x is None or x is Ellipsis or isinstance(x, (bool, int, float, complex, str, slice, np.generic)):
@@ -330,7 +331,7 @@ def _error(e: BaseException) -> str:
 
 def _to_numpy(t):
     if isinstance(t, dyngrad.Tensor):
-        return t.detach().numpy()
+        return t.detach().numpy(force=True)  # a tensor with the conjugate bit too
     return t.detach().numpy(force=True)  # force: conjugate/negative views and ZeroTensors too
 
 
