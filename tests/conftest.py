@@ -68,3 +68,21 @@ def both(program) -> None:
     d, t = same_error(lambda: program(dyngrad), lambda: program(torch))
     if t is not None:
         compare_results(d, t)
+
+
+# Note [Hypothesis settings under parametrize]
+# hypothesis' pytest plugin (6.170) wraps a parametrized test's settings in a new settings object
+# before each item, with the previous wrapper as parent, so the chain grows by one per item and
+# reading it recurses: a test with ~950 parametrized items fails with RecursionError. Before the
+# plugin runs, each item gets the test's own settings back, so the plugin wraps them once.
+_OWN_SETTINGS: dict = {}
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_call(item):
+    fn = getattr(item, "obj", None)
+    fn = getattr(fn, "__func__", fn)
+    if fn is not None and hasattr(fn, "_hypothesis_internal_use_settings"):
+        own = _OWN_SETTINGS.setdefault(id(fn), (fn, fn._hypothesis_internal_use_settings))[1]
+        fn._hypothesis_internal_use_settings = own
+    yield
