@@ -1,4 +1,5 @@
-"""Op-table rows for the linear-algebra family (src/dyngrad/_ops/linalg.py).
+"""Op-table rows for the linear-algebra family (src/dyngrad/_ops/matmul.py, linalg.py, norms.py,
+distance.py).
 
 Inputs are drawn uniformly in [-2, 2]; rows for inverses, solves and decompositions
 map them to well-conditioned matrices inside ``fn`` (the same code runs on torch and

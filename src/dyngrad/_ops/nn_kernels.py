@@ -26,7 +26,7 @@ from .._backend import along_axis_key, generator, index_add, scratch, xp
 from .._dtype import result_type, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
-from . import linalg as _linalg
+from . import matmul as _products
 from . import pointwise as pw
 from . import reduction as red
 from . import shape as sh
@@ -353,8 +353,8 @@ class _Addmm(Op):
         beta, alpha = self._params or (1, 1)
         nf = self.next_functions
         gb = (g if beta == 1 else g * beta) if nf[0][0] is not None else None
-        g1 = _linalg.mm(g, m2.t()) if nf[1][0] is not None else None
-        g2 = _linalg.mm(m1.t(), g) if nf[2][0] is not None else None
+        g1 = _products.mm(g, m2.t()) if nf[1][0] is not None else None
+        g2 = _products.mm(m1.t(), g) if nf[2][0] is not None else None
         if alpha != 1:
             g1 = g1 * alpha if g1 is not None else None
             g2 = g2 * alpha if g2 is not None else None
@@ -375,7 +375,7 @@ AddmmBackward0 = _register_once(_Addmm)
 
 
 def _addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> Tensor:
-    fn = getattr(_linalg, "addmm", None)
+    fn = getattr(_products, "addmm", None)
     if fn is not None:
         return fn(bias, m1, m2)
     if m1._data.shape[1] != m2._data.shape[0]:
@@ -407,7 +407,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             n *= s
         out = _addmm(bias, sh.reshape(input, (n, shape[-1]) if nd else (1, 1)), weight.t())
         return sh.view(out, shape[:-1] + (out._data.shape[1],))
-    out = _linalg.matmul(input, weight.t())
+    out = _products.matmul(input, weight.t())
     if bias is not None:
         out = pw.add(out, bias)
     return out
@@ -674,10 +674,10 @@ class _Upsample(Op):
         for k, mat in enumerate(mats):
             t = wrap(mat.astype(g._data.dtype, copy=False))
             if k == nd - 1:  # the last axis: (..., out) @ (out, in)
-                g = _linalg.matmul(g, t)
+                g = _products.matmul(g, t)
             else:  # an earlier axis: move it last, product, move it back
                 axis = 2 + k
-                g = sh.movedim(_linalg.matmul(sh.movedim(g, axis, -1), t), -1, axis)
+                g = sh.movedim(_products.matmul(sh.movedim(g, axis, -1), t), -1, axis)
         return (g,)
 
 
@@ -1682,13 +1682,13 @@ class ConvolutionBackward0(Op):
         gx = gw = gb = None
         if nf[0][0] is not None:
             if transposed:
-                gx = _linalg.matmul(w2, cols).reshape(x._data.shape)
+                gx = _products.matmul(w2, cols).reshape(x._data.shape)
             else:
-                gcols = _linalg.matmul(w2.transpose(-1, -2), other2).reshape((n, csrc * k, -1))
+                gcols = _products.matmul(w2.transpose(-1, -2), other2).reshape((n, csrc * k, -1))
                 gx = _fold(gcols, x._data.shape[2:], kernel, dilation, pad, stride)
             gx = gx.reshape(xs)
         if nf[1][0] is not None:
-            gw = red.sum(_linalg.matmul(other2, cols.transpose(-1, -2)), 0).reshape(ws)
+            gw = red.sum(_products.matmul(other2, cols.transpose(-1, -2)), 0).reshape(ws)
         if b is not None and nf[2][0] is not None:
             gb = red.sum(g, (0, 2, 3))
         return gx, gw, gb
@@ -2696,7 +2696,7 @@ def bilinear(input1, input2, weight, bias=None):
     x1 = sh.reshape(input1, (-1, i))
     x2 = sh.reshape(input2, (-1, j))
     wr = sh.reshape(sh.permute(weight, 1, 0, 2), (i, o * j))
-    t = sh.reshape(_linalg.matmul(x1, wr), (-1, o, j))
+    t = sh.reshape(_products.matmul(x1, wr), (-1, o, j))
     out = sh.reshape(red.sum(t * sh.unsqueeze(x2, 1), -1), a1.shape[:-1] + (o,))
     return pw.add(out, bias) if bias is not None else out
 
