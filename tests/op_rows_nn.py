@@ -1,4 +1,5 @@
-"""Rows for the neural-net kernels (src/dyngrad/_ops/nn_kernels.py): dyngrad.nn.functional vs torch.nn.functional.
+"""Rows for the neural-net kernels (src/dyngrad/_ops/nn_kernels.py, conv.py, pooling.py,
+normalization.py, loss.py, embedding.py, sampling.py, distance.py, rnn.py): dyngrad.nn.functional vs torch.nn.functional.
 
 Integer arguments (class targets, indices) are drawn as parameters and built inside the
 row's function with ``lib.tensor``; float side inputs that torch does not differentiate

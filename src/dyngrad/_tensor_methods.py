@@ -10,18 +10,24 @@ import types
 
 from ._ops import (
     bessel,
+    conv,
     distance,
+    embedding,
     indexing,
     indexing_extra,
     inplace,
     linalg,
+    loss,
     matmul,
     nn_kernels,
+    normalization,
     norms,
     polynomials,
+    pooling,
     random_ops,
     reduction,
     rnn,
+    sampling,
     shape,
     sorting,
 )
@@ -390,8 +396,8 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
 FAMILIES = (
-    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, rnn,
-    random_ops, cplx, bessel, polynomials,
+    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
+    pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials,
 )
 
 

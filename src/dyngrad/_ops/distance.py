@@ -1,9 +1,14 @@
-"""torch.cdist: p-norm distances between the rows of two (batches of) matrices (aten/src/ATen/native/Distance.cpp)."""
+"""Distances (aten/src/ATen/native/Distance.cpp): torch.cdist between the rows of two (batches of) matrices, and
+nn.functional's pairwise_distance, cosine_similarity and normalize (through one norm node)."""
 
 from __future__ import annotations
 
 from .._backend import xp
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap_dim, wrap
+from . import pointwise as pw
+from . import reduction as red
+from . import shape as sh
+from .nn_kernels import _register_once
 from .registry import Op, apply, register
 
 
@@ -164,13 +169,108 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode="use_mm_for_eucli
     return apply(EuclideanDistBackward0, (x1, x2)).view(*batch, r1, r2)
 
 
+# ------------------------------------------------------------------ pairwise distances, cosine similarity
+
+
+class _Norm(Op):
+    """norm(input, p, dim, keepdim) = (sum |x|^p)^(1/p) over ``dim`` (p finite > 0, or inf).
+
+    Backward (derivatives.yaml, norm_backward): p = 2: grad * x / norm; general p: grad * x * |x|^(p-2) /
+    norm^(p-1); p = 1: grad * sign(x); zero where the norm is 0; inf: grad at the maxima of |x|, split evenly.
+    """
+
+    save_inputs = True
+    save_result = True
+
+    @staticmethod
+    def forward(a, p, axes, keepdim):
+        if p == float("inf"):
+            return xp.abs(a).max(axis=axes, keepdims=keepdim) if a.size else xp.zeros(
+                xp.sum(a, axis=axes, keepdims=keepdim).shape, dtype=a.dtype)
+        if p == 2:
+            return xp.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+        return (xp.abs(a) ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
+
+    def backward(self, g):
+        x, _ = self.saved()
+        p, axes, keepdim = self._params
+        norm = self.saved_result()
+        if not keepdim:
+            for ax in axes:
+                norm, g = norm.unsqueeze(ax), g.unsqueeze(ax)
+        zero = wrap(norm._data == 0)
+        if p == 1:
+            return (g * wrap(xp.sign(x._data)),)
+        if p == float("inf"):
+            mask = (xp.abs(x._data) == norm._data).astype(x._data.dtype)
+            count = mask.sum(axis=axes, keepdims=True)
+            return (g * wrap(xp.sign(x._data) * mask / count),)
+        safe = pw.where_(zero, wrap(xp.ones((), dtype=norm._data.dtype)), norm)
+        if p == 2:
+            out = x * (g / safe)
+        else:
+            out = x * pw.pow(pw.abs(x), p - 2) * (g / pw.pow(safe, p - 1))
+        return (pw.where_(zero, wrap(xp.zeros((), dtype=out._data.dtype)), out),)
+
+
+_Norm.__name__ = _Norm.__qualname__ = "NormBackward1"
+NormBackward1 = _register_once(_Norm)
+
+
+def _norm(x: Tensor, p, dim, keepdim=False) -> Tensor:
+    nd = x._data.ndim
+    axes = (_wrap_dim(dim, nd),) if nd else ()
+    return apply(NormBackward1, (x,), (float(p), axes, keepdim))
+
+
+def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+    """norm(x1 - x2 + eps, p, last dim): aten's pairwise_distance (NormBackward1 on top)."""
+    nd = max(x1._data.ndim, x2._data.ndim)
+    d = x1 - x2 + eps
+    if nd == 0:
+        return _norm(d, p, 0, keepdim)
+    return _norm(d, p, nd - 1, keepdim)
+
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
+    """sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps), dim), as aten computes it: each norm is clamped in a
+    no-grad copy, so the gradient flows through the unclamped norm."""
+    shape = sh.broadcast_shape(x1._data.shape, x2._data.shape) if hasattr(sh, "broadcast_shape") else None
+    if shape is None:
+        from .broadcast import broadcast_shape
+
+        shape = broadcast_shape(x1._data.shape, x2._data.shape)
+    a, b = sh.expand(x1, shape), sh.expand(x2, shape)
+    d = _wrap_dim(dim, len(shape))
+
+    def unit(t):
+        n = _norm(t, 2, d, keepdim=True)
+        n = sh.clone(n)
+        n._data = xp.maximum(n._data, xp.asarray(eps, dtype=n._data.dtype))
+        return t / n
+
+    return red.sum(unit(a) * unit(b), d)
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):  # noqa: A002
+    """input / max(norm(input, p, dim), eps) expanded: DivBackward0 on top, as torch."""
+    n = _norm(input, p, dim, keepdim=True)
+    denom = pw.where_(wrap(n._data >= eps), n, wrap(xp.asarray(eps, dtype=n._data.dtype)))
+    return input / sh.expand(denom, input._data.shape)
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``), to Tensor (``Tensor.<name>``)
-# and to dyngrad.linalg; __init__.py, _tensor_methods.py and linalg.py merge these at import.
-
+# and to dyngrad.nn.functional; __init__.py, _tensor_methods.py and nn/functional.py merge these.
 EXPORTS: dict = {
     "cdist": cdist,
+    "cosine_similarity": cosine_similarity,
+    "pairwise_distance": pairwise_distance,
 }
 TENSOR_METHODS: dict = {}
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
-FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>
+FUNCTIONAL_EXPORTS: dict = {  # dyngrad.nn.functional.<name>
+    "pairwise_distance": pairwise_distance,
+    "cosine_similarity": cosine_similarity,
+    "normalize": normalize,
+}
