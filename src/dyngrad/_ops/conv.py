@@ -18,6 +18,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from . import matmul as _products
 from . import reduction as red
 from . import shape as sh
+from .matmul import _C_TYPE_NAMES
 from .nn_kernels import _shape_list, _type_name
 from .registry import Op, apply, register
 
@@ -422,6 +423,11 @@ def _transposed_size(hw, kernel, stride, pad, dilation, output_padding):
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed=False, output_padding=0):  # noqa: A002
     name = ("conv_transpose" if transposed else "conv") + f"{nd}d"
+    if not transposed and bias is not None and bias._data.dtype != input._data.dtype:  # aten's conv1d / conv2d
+        raise RuntimeError(
+            f"Input type ({_C_TYPE_NAMES.get(input._data.dtype.name)}) and bias type "
+            f"({_C_TYPE_NAMES.get(bias._data.dtype.name)}) should be the same"
+        )
     if input._data.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input of size: "
@@ -432,6 +438,13 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
                     output_padding)
         return sh.squeeze(out, 0)
     x, w = input._data, weight._data
+    if x.dtype.kind == "c":
+        _check_complex_types(x, w, bias)
+    elif w.dtype.kind == "c" and not transposed and x.dtype == xp.float32:  # (aten's MKLDNN path's check)
+        raise RuntimeError(
+            f"Input type ({_tensor_type(x)}) and weight type ({_tensor_type(w)}) should be the same or input should be "
+            "a MKLDNN tensor and weight is a dense tensor"
+        )
     if w.ndim != nd + 2:
         raise RuntimeError(
             f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {_shape_list(w.shape)}, but got "
@@ -522,6 +535,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
                 f"Calculated padded input size per channel: ({' x '.join(str(v) for v in padded)}). Kernel size: "
                 f"({' x '.join(str(v) for v in eff)}). Kernel size can't be greater than actual input size"
             )
+    if x.dtype.kind == "c":
+        return _complex_convolution(input, weight, bias, stride, padding, dilation, groups, nd, transposed,
+                                    output_padding)
     if x.dtype != w.dtype or (bias is not None and bias._data.dtype != x.dtype):
         other = w.dtype if x.dtype != w.dtype else bias._data.dtype
         raise RuntimeError(f"expected scalar type {_type_name(x)} but found {_type_name(xp.empty(0, other))}")
@@ -533,6 +549,55 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
     cache = [] if (is_grad_enabled() and weight._requires_grad and not transposed) else None
     params = (stride, pad, dilation, transposed, out_pad, groups, nd, cache)
     return apply(ConvolutionBackward0, (input, weight, bias), params)
+
+
+def _tensor_type(a) -> str:
+    """A CPU tensor's legacy type name as torch's Tensor.toString() prints it (torch.FloatTensor,
+    CPUComplexFloatType)."""
+    name = _type_name(a)
+    return f"CPU{name}Type" if a.dtype.kind == "c" else f"torch.{name}Tensor"
+
+
+def _real_and_imag(t: Tensor):
+    """aten's complex_to_real: the real and imaginary parts as views (view_as_real, then select)."""
+    from .complex import resolve_conj, view_as_real
+
+    pairs = view_as_real(resolve_conj(t))
+    return sh.select(pairs, -1, 0), sh.select(pairs, -1, 1)
+
+
+def _complex_convolution(input, weight, bias, stride, padding, dilation, groups, nd, transposed, output_padding):  # noqa: A002
+    """aten's complex_convolution (Note [Complex Convolution] in Convolution.cpp): three real convolutions
+    with Gauss's trick, a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi),
+    conv(x, w, bias) = a - b + i (c - a - b); the gradients come from those real convolutions.
+
+    Called by ``_conv`` once the arguments are checked (and padding='same''s warning given).
+    """
+
+    def conv(i, k, b):
+        return _conv(i, k, b, stride, padding, dilation, groups, nd, transposed, output_padding)
+
+    xr, xi = _real_and_imag(input)
+    wr, wi = _real_and_imag(weight)
+    br = bi = None
+    if bias is not None:
+        br, bi = _real_and_imag(bias)
+    with warnings.catch_warnings():  # (torch warns once, for the complex call)
+        warnings.simplefilter("ignore")
+        a = conv(xr, wr, br)
+        b = conv(xi, wi, None)
+        c = conv(xr + xi, wr + wi, None if bias is None else br + bi)
+    return a - b + (c - a - b) * 1j
+
+
+def _check_complex_types(x, w, bias) -> None:
+    """complex_convolution's check_input_same_type_as_parameters (before any shape check)."""
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({_tensor_type(x)}) and weight type ({_tensor_type(w)}) should be the same")
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(
+            f"Input type ({_tensor_type(x)}) and bias type ({_tensor_type(bias._data)}) should be the same"
+        )
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002

@@ -181,12 +181,15 @@ class _Norm(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True  # (a complex x gives the real norm; x * |x|^(p-2) and sgn(x) are its conjugate gradients)
 
     @staticmethod
     def forward(a, p, axes, keepdim):
+        if a.dtype.kind == "c" and p == 2:
+            return xp.sqrt((a.real * a.real + a.imag * a.imag).sum(axis=axes, keepdims=keepdim))
         if p == float("inf"):
             return xp.abs(a).max(axis=axes, keepdims=keepdim) if a.size else xp.zeros(
-                xp.sum(a, axis=axes, keepdims=keepdim).shape, dtype=a.dtype)
+                xp.sum(a, axis=axes, keepdims=keepdim).shape, dtype=xp.abs(a).dtype)
         if p == 2:
             return xp.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
         return (xp.abs(a) ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
@@ -234,7 +237,12 @@ def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool =
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps), dim), as aten computes it: each norm is clamped in a
-    no-grad copy, so the gradient flows through the unclamped norm."""
+    no-grad copy, so the gradient flows through the unclamped norm. Real inputs only (torch's text)."""
+    from .._dtype import result_type, scalar_type_name
+
+    common = result_type(x1._data, x2._data)
+    if common.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {scalar_type_name(common)}")
     shape = sh.broadcast_shape(x1._data.shape, x2._data.shape) if hasattr(sh, "broadcast_shape") else None
     if shape is None:
         from .broadcast import broadcast_shape

@@ -20,6 +20,10 @@ class EmbeddingBackward0(Op):
     is divided by how often its index occurs. Params: (indices array, padding_idx or None, scale_grad_by_freq).
     """
 
+    # torch has no complex formula for embedding_dense_backward: a complex weight that requires grad is
+    # refused with its text (Note [Complex gradients])
+    complex_grad = False
+
     @staticmethod
     def forward(w, idx, padding_idx, scale_grad_by_freq):
         return w[idx]

@@ -1,5 +1,9 @@
 """torch.linalg's decompositions, inverses, determinants and solves (inv, det, slogdet, solve, cholesky,
-qr, eigh, svd, pinv, matrix_power), with trace and cross.
+qr, eigh, eig, svd, pinv, matrix_power and the ``_ex`` variants), with trace and cross; real and complex.
+
+Complex inputs follow Note [Complex gradients] (registry.py): every backward is FunctionsManual.cpp's,
+adjoints and conjugates included. Eigenvectors and singular vectors of complex matrices are defined up to
+a phase each, so their backward refuses a loss that depends on that phase, with torch's text (_check_gauge).
 
 The matrix products live in matmul.py, the matrix norms and matrix_rank in norms.py, cdist in
 distance.py; each module lists its own exports, gathered by dyngrad.linalg.
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from .complex import conj_value as conj
 from .matmul import _broadcast_error, _type_name, matmul
 from .registry import Op, apply, register
 
@@ -44,10 +49,11 @@ def trace(a: Tensor) -> Tensor:
 class LinalgCrossBackward0(Op):
     """cross(input, other, dim): 3-vectors along ``dim``, broadcast elsewhere.
 
-    derivatives.yaml: d/dinput = cross(other, grad), d/dother = cross(grad, input).
+    derivatives.yaml: d/dinput = cross(other.conj(), grad), d/dother = cross(grad, input.conj()).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, b, dim):
@@ -56,8 +62,8 @@ class LinalgCrossBackward0(Op):
     def backward(self, g):
         a, b = self.saved()
         dim = self._params[0]
-        ga = apply(LinalgCrossBackward0, (b, g), (dim,)) if self.needs_input_grad(0) else None
-        gb = apply(LinalgCrossBackward0, (g, a), (dim,)) if self.needs_input_grad(1) else None
+        ga = apply(LinalgCrossBackward0, (conj(b), g), (dim,)) if self.needs_input_grad(0) else None
+        gb = apply(LinalgCrossBackward0, (g, conj(a)), (dim,)) if self.needs_input_grad(1) else None
         return ga, gb
 
 
@@ -81,18 +87,9 @@ def linalg_cross(a: Tensor, b: Tensor, *, dim: int = -1) -> Tensor:
         xp.broadcast_shapes(a._data.shape, b._data.shape)
     except ValueError:
         raise RuntimeError(_broadcast_error(a._data.shape, b._data.shape)) from None
-    if a._data.dtype != b._data.dtype:
-        from .._dtype import result_type
-
-        rt = result_type(a._data, b._data)
-        a, b = a.to(_torch_dtype(rt)), b.to(_torch_dtype(rt))
+    if a._data.dtype != b._data.dtype:  # torch does not promote here
+        raise RuntimeError(f"expected scalar type {_type_name(a._data.dtype)} but found {_type_name(b._data.dtype)}")
     return apply(LinalgCrossBackward0, (a, b), (d,))
-
-
-def _torch_dtype(npd):
-    from .._dtype import from_numpy
-
-    return from_numpy(npd)
 
 
 def cross(a: Tensor, b: Tensor, dim=None) -> Tensor:
@@ -242,6 +239,69 @@ def _saved_outputs(node, count: int) -> list:
 
 
 # ================================================================== inverse, determinants, solve
+# Complex inputs follow Note [Complex gradients] (registry.py): each backward below is
+# FunctionsManual.cpp's formula with its adjoints (mH) and conjugates; for real tensors
+# mH is the transpose and conj() the tensor itself, so the real formulas are unchanged.
+
+
+def _real_dtype(dtype):
+    """The real dtype of a complex one (complex64 -> float32); a real dtype itself."""
+    return xp.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def _complex_dtype(dtype):
+    """The complex dtype of a real one (float32 -> complex64, float64 -> complex128); a complex dtype itself."""
+    return xp.result_type(dtype, xp.complex64)
+
+
+_LINALG_TYPES: dict = {}
+
+
+def _returned(name: str, fields: tuple, values) -> tuple:
+    """``torch.return_types.<name>(...)`` holding ``values``."""
+    cls = _LINALG_TYPES.get(name)
+    if cls is None:
+        from .reduction import return_type
+
+        cls = _LINALG_TYPES[name] = return_type(name, fields)
+    return cls(tuple(values))
+
+
+def _lu_solve_singular(a, b):
+    """X from LAPACK's getrf + getrs on one singular (n, n) matrix ``a`` and (n, k) ``b``: partial pivoting,
+    zero pivots kept, so the solves divide by zero into the inf / nan torch returns (solve_ex, inv_ex)."""
+    lu = a.astype(a.dtype, copy=True)
+    n = lu.shape[0]
+    perm = list(range(n))
+    with xp.errstate(all="ignore"):
+        for j in range(n):  # getf2: pivot, scale the column (if the pivot is non-zero), rank-1 update
+            p = j + int(xp.argmax(xp.abs(lu[j:, j].real) + xp.abs(lu[j:, j].imag)))
+            if p != j:
+                lu[[j, p]] = lu[[p, j]]
+                perm[j], perm[p] = perm[p], perm[j]
+            if lu[j, j] != 0:
+                lu[j + 1:, j] /= lu[j, j]
+            lu[j + 1:, j + 1:] -= xp.outer(lu[j + 1:, j], lu[j, j + 1:])
+        x = b[perm].astype(xp.result_type(a, b), copy=True)
+        for i in range(n):  # L y = P b (unit lower triangle)
+            x[i] -= lu[i, :i] @ x[:i]
+        for i in range(n - 1, -1, -1):  # U x = y
+            x[i] = x[i] - lu[i, i + 1:] @ x[i + 1:]
+            if lu[i, i] == 0 and x.dtype.kind == "c":
+                x[i] = complex(xp.nan, xp.nan)  # c10::complex's division by zero (NumPy's gives inf + nan j)
+            else:
+                x[i] /= lu[i, i]
+    return x
+
+
+def _inv_rounding_singular(a):
+    """The inverse of matrices NumPy's LAPACK finds exactly singular but torch's (LU with other rounding) does
+    not, by the LU emulation; torch's error where a pivot is exactly zero in ours too."""
+    if _singular_index(a) is not None:
+        _raise_singular_inv(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    eye = xp.eye(a.shape[-1], dtype=a.dtype)
+    return xp.stack([_lu_solve_singular(m, eye) for m in flat]).reshape(a.shape)
 
 
 @register
@@ -250,6 +310,7 @@ class LinalgInvExBackward0(Op):
     (Giles 2008, "Collected matrix derivative results", sec. 2.2.1)."""
 
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a):
@@ -258,15 +319,15 @@ class LinalgInvExBackward0(Op):
         try:
             return xp.linalg.inv(a).astype(a.dtype, copy=False)
         except xp.linalg.LinAlgError:
-            _raise_singular_inv(a)
+            return _inv_rounding_singular(a)
 
     def backward(self, g):
-        inv_t = self.saved_result().mT
-        return (-(matmul(inv_t, matmul(g, inv_t))),)
+        inv_h = self.saved_result().mH
+        return (-(matmul(inv_h, matmul(g, inv_h))),)
 
 
 def inv(a: Tensor) -> Tensor:
-    """Inverse of a square matrix or a batch of them (..., n, n).
+    """Inverse of a square matrix or a batch of them (..., n, n), real or complex.
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square or non-float input.
@@ -276,53 +337,46 @@ def inv(a: Tensor) -> Tensor:
     return apply(LinalgInvExBackward0, (a,))
 
 
-def inv_ex(a: Tensor, *, check_errors: bool = False):
-    """linalg.inv_ex: (inverse, info); info > 0 names the zero pivot of a singular matrix instead of raising."""
-    from collections import namedtuple
-
-    _check_matrix(a, "linalg.inv_ex")
-    d = a._data
+def _zero_pivots(d):
+    """info of LAPACK's getrf for each matrix of (..., n, n): the 1-based first zero pivot, or 0 (int32, (...))."""
     info = xp.zeros(d.shape[:-2], dtype=xp.int32)
     flat = info.reshape(-1)
-    mats = d.reshape((-1,) + d.shape[-2:])
-    for i, m in enumerate(mats):
+    for i, m in enumerate(d.reshape((-1,) + d.shape[-2:])):
         flat[i] = _first_zero_pivot(m) if m.size else 0
+    return info
+
+
+def inv_ex(a: Tensor, *, check_errors: bool = False):
+    """linalg.inv_ex: (inverse, info); info > 0 names the zero pivot of a singular matrix instead of raising,
+    and that matrix's inverse holds what LAPACK's LU solve gives (inf / nan), as torch's."""
+    _check_matrix(a, "linalg.inv_ex")
+    d = a._data
+    info = _zero_pivots(d)
     if xp.any(info):
         if check_errors:
             _raise_singular_inv(d, "linalg.inv_ex")
-        with _errstate():
-            out = wrap(_inv_with_nans(d))
-        return namedtuple("linalg_inv_ex", ["inverse", "info"])(out, wrap(info))
-    return namedtuple("linalg_inv_ex", ["inverse", "info"])(apply(LinalgInvExBackward0, (a,)), wrap(info))
-
-
-def _errstate():
-    return xp.errstate(all="ignore")
-
-
-def _inv_with_nans(d):
-    out = xp.empty_like(d)
-    fo, fi = out.reshape((-1,) + d.shape[-2:]), d.reshape((-1,) + d.shape[-2:])
-    for i, m in enumerate(fi):
-        try:
-            fo[i] = xp.linalg.inv(m)
-        except xp.linalg.LinAlgError:
-            fo[i] = xp.nan
-    return out
+        out = xp.empty_like(d)
+        fo, fi = out.reshape((-1,) + d.shape[-2:]), d.reshape((-1,) + d.shape[-2:])
+        eye = xp.eye(d.shape[-1], dtype=d.dtype)
+        for i, (m, k) in enumerate(zip(fi, info.reshape(-1))):
+            fo[i] = _lu_solve_singular(m, eye) if k else xp.linalg.inv(m)
+        return _returned("linalg_inv_ex", ("inverse", "info"), (wrap(out), wrap(info)))
+    return _returned("linalg_inv_ex", ("inverse", "info"), (apply(LinalgInvExBackward0, (a,)), wrap(info)))
 
 
 @register
 class LinalgDetBackward0(Op):
     """linalg.det(A) of (..., n, n) -> (...).
 
-    Gradient (derivatives.yaml: linalg_det_backward): grad * det * A^{-H} for an invertible
+    Gradient (derivatives.yaml: linalg_det_backward): grad * det.conj() * A^{-H} for an invertible
     A; where some matrix is singular, the adjugate computed from an SVD (torch's singular
-    branch: U diag(prod_{j != i} S_j) V^H times det(U) det(V^H)); that branch is treated
+    branch: U diag(prod_{j != i} S_j) V^H times (det(U) det(V^H)).conj()); that branch is treated
     as a constant under create_graph.
     """
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a):
@@ -332,21 +386,21 @@ class LinalgDetBackward0(Op):
         a, _ = self.saved()
         det = self.saved_result()
         if a._data.size and xp.any(det._data == 0):
-            return (g.unsqueeze(-1).unsqueeze(-1) * wrap(_adjugate_t(a._data)),)
-        return ((g * det).unsqueeze(-1).unsqueeze(-1) * inv(a).mT,)
+            return (g.unsqueeze(-1).unsqueeze(-1) * wrap(_adjugate_h(a._data)),)
+        return ((g * conj(det)).unsqueeze(-1).unsqueeze(-1) * inv(a).mH,)
 
 
-def _adjugate_t(a):
-    """The transposed adjugate (cofactor matrix) of each matrix, via the SVD (valid when singular)."""
+def _adjugate_h(a):
+    """The adjugate's adjoint (the cofactor matrix, conjugated) of each matrix, via the SVD (valid when singular)."""
     u, s, vh = xp.linalg.svd(a)
     n = s.shape[-1]
     others = xp.stack([xp.prod(xp.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1) if n else s
-    alpha = xp.linalg.det(u) * xp.linalg.det(vh)
+    alpha = xp.conj(xp.linalg.det(u) * xp.linalg.det(vh))
     return ((u * (alpha[..., None] * others)[..., None, :]) @ vh).astype(a.dtype)
 
 
 def det(a: Tensor) -> Tensor:
-    """Determinant of (..., n, n) -> (...).
+    """Determinant of (..., n, n) -> (...), real or complex.
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square or non-float input.
@@ -357,43 +411,54 @@ def det(a: Tensor) -> Tensor:
 
 @register
 class LinalgSlogdetBackward0(Op):
-    """linalg.slogdet(A) -> (sign, logabsdet), both (...).
+    """linalg.slogdet(A) -> (sign, logabsdet), both (...); sign has A's dtype (|sign| = 1 for complex A),
+    logabsdet its real dtype.
 
-    Gradient (derivatives.yaml: slogdet_backward, real case): the sign gets none;
-    d/dA = grad_logabsdet * A^{-H} (Giles 2008, sec. 2.2.1).
+    Gradient (FunctionsManual slogdet_backward): g = grad_logabsdet - i Im(grad_sign.conj() * sign)
+    (for real A the sign gets no gradient), d/dA = g * A^{-H} (Giles 2008, sec. 2.2.1).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a):
         sign, logabs = xp.linalg.slogdet(a)
-        return xp.asarray(sign, dtype=a.dtype), xp.asarray(logabs, dtype=a.dtype)
+        return xp.asarray(sign, dtype=a.dtype), xp.asarray(logabs, dtype=_real_dtype(a.dtype))
 
     def backward(self, g_sign, g_logabs):
         a = self.saved()[0]
-        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * inv(a).mT,)
+        g = g_logabs
+        if a._data.dtype.kind == "c":
+            sign = _saved_outputs(self, 2)[0]
+            g = g - 1j * (conj(g_sign) * sign).imag
+        return (g.unsqueeze(-1).unsqueeze(-1) * inv(a).mH,)
 
 
 def slogdet(a: Tensor):
-    """(sign, logabsdet) of (..., n, n); a singular matrix gives (0, -inf).
+    """torch.linalg.slogdet: (sign, logabsdet) of (..., n, n); a singular matrix gives (0, -inf).
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square or non-float input.
     """
-    from collections import namedtuple
-
     _check_matrix(a, "linalg.slogdet")
-    sign, logabs = _apply_saving_outputs(LinalgSlogdetBackward0, (a,))
-    return namedtuple("slogdet", ["sign", "logabsdet"])(sign, logabs)
+    return _returned("linalg_slogdet", ("sign", "logabsdet"), _apply_saving_outputs(LinalgSlogdetBackward0, (a,)))
+
+
+def torch_slogdet(a: Tensor):
+    """torch.slogdet / Tensor.slogdet: linalg.slogdet as ``torch.return_types.slogdet``."""
+    return _returned("slogdet", ("sign", "logabsdet"), slogdet(a))
 
 
 def logdet(a: Tensor) -> Tensor:
-    """log(det(A)): nan for a negative determinant (as torch: where(sign == -1, nan, logabsdet))."""
-    from .pointwise import where_
+    """log(det(A)), composed as torch: for real A, nan for a negative determinant (where(sign == -1, nan,
+    logabsdet)); for complex A, sign.log() + logabsdet."""
+    from .pointwise import log, where_
 
     _check_matrix(a, "linalg.slogdet")
     sign, logabs = slogdet(a)
+    if a._data.dtype.kind == "c":
+        return log(sign) + logabs
     return where_(wrap(sign._data == -1), float("nan"), logabs)
 
 
@@ -403,14 +468,15 @@ class LinalgSolveExBackward0(Op):
 
     Gradient (derivatives.yaml: linalg_solve_backward): gB = A^{-H} gX (left) or
     gX A^{-H} (right), gA = -gB X^H (left) or -X^H gB (right); in the vector case
-    gA = -outer(gB, X). Batch dims broadcast; the engine sums gradients back.
+    gA = -outer(gB, X.conj()). Batch dims broadcast; the engine sums gradients back.
     """
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
-    def forward(a, b, vector, left):
+    def forward(a, b, vector, left, raising="linalg.solve"):
         if not left:
             a = xp.swapaxes(a, -1, -2)
             b = b if vector else xp.swapaxes(b, -1, -2)
@@ -425,10 +491,19 @@ class LinalgSolveExBackward0(Op):
                 x = xp.linalg.solve(a, bm)
             except xp.linalg.LinAlgError:
                 found = _singular_index(a)
-                raise LinAlgError(
-                    f"torch.linalg.solve: {_batch_prefix(a, found[0] if found else 0)}The solver failed because the "
-                    "input matrix is singular."
-                ) from None
+                if raising and found is not None:
+                    raise LinAlgError(
+                        f"torch.{raising}: {_batch_prefix(a, found[0])}The solver failed because the input matrix is "
+                        "singular."
+                    ) from None
+                x = xp.empty(bm.shape, dtype=a.dtype)  # solve_ex: LAPACK's values, singular matrices too
+                fx, fa, fb = x.reshape((-1,) + x.shape[-2:]), a.reshape((-1,) + a.shape[-2:]), bm.reshape(
+                    (-1,) + bm.shape[-2:])
+                for i in range(len(fx)):
+                    try:
+                        fx[i] = xp.linalg.solve(fa[i], fb[i])
+                    except xp.linalg.LinAlgError:
+                        fx[i] = _lu_solve_singular(fa[i], fb[i])
         x = x[..., 0] if vector else x
         if not left and not vector:
             x = xp.swapaxes(x, -1, -2)
@@ -436,28 +511,22 @@ class LinalgSolveExBackward0(Op):
 
     def backward(self, g):
         a = self.saved()[0]
-        vector, left = self._params
+        vector, left = self._params[:2]
         x = self.saved_result()
-        gb = solve(a.mT, g, left=left)
+        gb = solve(a.mH, g, left=left)
         ga = None
         if self.needs_input_grad(0):
+            xc = conj(x)
             if vector:
-                ga = -(gb.unsqueeze(-1) * x.unsqueeze(-2)) if left else -(x.unsqueeze(-1) * gb.unsqueeze(-2))
+                ga = -(gb.unsqueeze(-1) * xc.unsqueeze(-2)) if left else -(xc.unsqueeze(-1) * gb.unsqueeze(-2))
             else:
-                ga = -matmul(gb, x.mT) if left else -matmul(x.mT, gb)
+                ga = -matmul(gb, x.mH) if left else -matmul(x.mH, gb)
         return ga, (gb if self.needs_input_grad(1) else None)
 
 
-def solve(a: Tensor, b: Tensor, *, left: bool = True, out=None) -> Tensor:
-    """Solve A X = B (left) or X A = B for X; batch dims broadcast.
-
-    B is a vector (batch of vectors) when it is 1-D or has A's shape without its last dim.
-
-    Raises:
-        RuntimeError: non-square A, incompatible shapes, mixed dtypes (torch's messages).
-        LinAlgError: a singular A.
-    """
-    _check_matrix(a, "linalg.solve")
+def _solve_checks(a: Tensor, b: Tensor, left: bool, fname: str = "linalg.solve") -> bool:
+    """torch's checks for solve / solve_ex; returns whether B is a (batch of) vector(s)."""
+    _check_matrix(a, fname)
     ad, bd = a._data, b._data
     if ad.dtype != bd.dtype:
         raise RuntimeError(
@@ -477,7 +546,43 @@ def solve(a: Tensor, b: Tensor, *, left: bool = True, out=None) -> Tensor:
         xp.broadcast_shapes(ad.shape[:-2], bd.shape[:-1] if vector else bd.shape[:-2])
     except ValueError:
         raise RuntimeError(_broadcast_error(bd.shape[:-1] if vector else bd.shape[:-2], ad.shape[:-2])) from None
-    return apply(LinalgSolveExBackward0, (a, b), (vector, left))
+    return vector
+
+
+def _solved(a: Tensor, b: Tensor, vector: bool, left: bool, raising) -> Tensor:
+    """LinalgSolveExBackward0; ``raising``: the function named in the error for a singular A, or False."""
+    out = apply(LinalgSolveExBackward0, (a, b), (vector, left, raising))
+    if not left and out._data.dtype.kind == "c":
+        # torch computes X A = B as (A^H X^H = B^H)^H and returns the conjugate view (Note [Conjugate bit])
+        out._is_conj = True
+    return out
+
+
+def solve(a: Tensor, b: Tensor, *, left: bool = True, out=None) -> Tensor:
+    """Solve A X = B (left) or X A = B for X; batch dims broadcast; real or complex.
+
+    B is a vector (batch of vectors) when it is 1-D or has A's shape without its last dim.
+
+    Raises:
+        RuntimeError: non-square A, incompatible shapes, mixed dtypes (torch's messages).
+        LinAlgError: a singular A.
+    """
+    vector = _solve_checks(a, b, left)
+    return _solved(a, b, vector, left, "linalg.solve")
+
+
+def solve_ex(a: Tensor, b: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+    """torch.linalg.solve_ex: (result, info) with info (int32, A's batch shape) the 1-based first zero pivot
+    of each singular matrix (0 otherwise); its result holds LAPACK's inf / nan instead of an error.
+
+    Raises:
+        RuntimeError: as ``solve``; LinAlgError for a singular A with ``check_errors``.
+    """
+    vector = _solve_checks(a, b, left)
+    info = _zero_pivots(a._data)
+    if check_errors and xp.any(info):
+        _solved(a, b, vector, left, "linalg.solve_ex")  # raises torch's error
+    return _returned("linalg_solve_ex", ("result", "info"), (_solved(a, b, vector, left, False), wrap(info)))
 
 
 # ================================================================== decompositions
@@ -498,42 +603,65 @@ def _raise_not_pd(a, fname, upper=False):
     raise LinAlgError(f"{fname}: The factorization could not be completed because the input is not positive-definite.")
 
 
+def _cholesky_partial(m):
+    """(L, info) of LAPACK's unblocked potf2 on one lower triangle: column by column until a pivot is not
+    positive; that pivot keeps its value, the columns after it A's (torch's cholesky_ex on a failure)."""
+    low = xp.tril(m).astype(m.dtype, copy=True)
+    for j in range(m.shape[0]):
+        row = low[j, :j]
+        ajj = (low[j, j] - row @ row.conj()).real
+        if not ajj > 0:
+            low[j, j] = ajj
+            return low, j + 1
+        ajj = xp.sqrt(ajj)
+        low[j, j] = ajj
+        low[j + 1:, j] = (low[j + 1:, j] - low[j + 1:, :j] @ row.conj()) / ajj
+    return low, 0
+
+
 @register
 class LinalgCholeskyExBackward0(Op):
     """linalg.cholesky(A, upper=False): L (lower, A = L L^H) or U (upper, A = U^H U) of (..., n, n).
 
     Reads only the lower (upper) triangle of A. Gradient (FunctionsManual cholesky_backward,
     after Murray 2016, arXiv:1602.07527): with P = tril(L^H gL),
-    gA = L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}, a symmetric matrix.
+    gA = L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}, a Hermitian matrix.
     """
 
     save_result = True
+    complex_grad = True
 
     @staticmethod
-    def forward(a, upper):
+    def forward(a, upper, raising=True):
         if a.size == 0:
             return xp.zeros(a.shape, dtype=a.dtype)
+        # NumPy reads the lower triangle; torch's upper=True reads the upper one (A^T's lower triangle is the
+        # conjugate of A's, whose factor is conj(L): its transpose is U = L^H).
         m = xp.swapaxes(a, -1, -2) if upper else a
-        # NumPy reads the lower triangle; torch's upper=True reads the upper one.
         try:
             low = xp.linalg.cholesky(m)
         except xp.linalg.LinAlgError:
-            _raise_not_pd(a, "linalg.cholesky", upper)
+            if raising:
+                _raise_not_pd(a, "linalg.cholesky", upper)
+            low = xp.empty(m.shape, dtype=m.dtype)
+            for fl, fm in zip(low.reshape((-1,) + m.shape[-2:]), m.reshape((-1,) + m.shape[-2:])):
+                fl[...] = _cholesky_partial(fm)[0]
         return (xp.swapaxes(low, -1, -2) if upper else low).astype(a.dtype, copy=False)
 
     def backward(self, g):
         out = self.saved_result()
         upper = self._params[0]
-        low, gl = (out.mT, g.mT) if upper else (out, g)
+        low, gl = (out.mH, g.mH) if upper else (out, g)
         n = low._data.shape[-1]
-        p = matmul(low.mT, gl) * _tril_mask(n, low._data.dtype)
-        phi = (p + (p * _tril_mask(n, low._data.dtype, -1)).mT) * 0.5
+        real = _real_dtype(low._data.dtype)
+        p = matmul(low.mH, gl) * _tril_mask(n, real)
+        phi = (p + (p * _tril_mask(n, real, -1)).mH) * 0.5
         linv = inv(low)
-        return (matmul(linv.mT, matmul(phi, linv)),)
+        return (matmul(linv.mH, matmul(phi, linv)),)
 
 
 def cholesky(a: Tensor, *, upper: bool = False, out=None) -> Tensor:
-    """Cholesky factor of a symmetric positive-definite (..., n, n).
+    """Cholesky factor of a Hermitian (symmetric) positive-definite (..., n, n).
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square or non-float input.
@@ -543,21 +671,46 @@ def cholesky(a: Tensor, *, upper: bool = False, out=None) -> Tensor:
     return apply(LinalgCholeskyExBackward0, (a,), (upper,))
 
 
+def cholesky_ex(a: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """torch.linalg.cholesky_ex: (L, info); info (int32, the batch shape) is the order of the first leading
+    minor that is not positive-definite (0 when it factors), and L then holds LAPACK's partial factor.
+
+    Raises:
+        RuntimeError: as ``cholesky``; LinAlgError for a matrix that is not positive-definite with ``check_errors``.
+    """
+    _check_matrix(a, "linalg.cholesky")
+    d = a._data
+    info = xp.zeros(d.shape[:-2], dtype=xp.int32)
+    if d.size:
+        m = xp.swapaxes(d, -1, -2) if upper else d
+        flat = info.reshape(-1)
+        for i, fm in enumerate(m.reshape((-1,) + m.shape[-2:])):
+            try:
+                xp.linalg.cholesky(fm)
+            except xp.linalg.LinAlgError:
+                flat[i] = _cholesky_partial(fm)[1]
+    if check_errors and xp.any(info):
+        _raise_not_pd(d, "linalg.cholesky_ex", upper)
+    low = apply(LinalgCholeskyExBackward0, (a,), (upper, False))
+    return _returned("linalg_cholesky_ex", ("L", "info"), (low, wrap(info)))
+
+
 @register
 class LinalgQrBackward0(Op):
     """linalg.qr(A, mode) of (..., m, n) -> (Q, R).
 
-    Gradient for mode 'reduced' (or m <= n), after Seeger et al. 2017 / Liao et al. 2019
-    (PRX 9, 031041), the formula of torch's linalg_qr_backward: for m >= n, with
-    M = R gR^H - gQ^H Q, gA = (gQ + Q copyltu(M)) R^{-H}, where copyltu copies the lower
-    triangle of M onto its upper one. For m < n, A = [X | Y], R = [U | V]:
-    gY = Q gV and gX is the square case with gQ + Y gV^H and gU.
+    Gradient (FunctionsManual linalg_qr_backward) for mode 'reduced' (or m <= n), with
+    M = gR R^H - Q^H gQ: for m >= n, gA = (gQ + Q syminvadj(triu(M))) R^{-H}, where
+    syminvadj(X) = X + X^H with the real part of its diagonal halved; for m < n,
+    gA = [Q trilImInvAdjSkew(-M) R_1^{-H} | 0] + Q gR, with R_1 R's leading m x m block and
+    trilImInvAdjSkew(X) = tril(X - X^H) with the imaginary part of its diagonal halved.
 
     Raises (in backward):
         RuntimeError: mode 'r' (Q not computed) or mode 'complete' with m > n (torch's messages).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, mode):
@@ -587,83 +740,115 @@ class LinalgQrBackward0(Op):
             )
         if mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if q._data.size and r._data.size:  # (an empty A keeps its empty gradients: torch's are defined)
+            gq = None if _is_zero(gq) else gq
+            gr = None if _is_zero(gr) else gr
+            if gq is None and gr is None:
+                return (None,)
+        if gq is None:
+            ga = matmul(gr, r.mH)
+        else:
+            ga = -matmul(q.mH, gq) if gr is None else matmul(gr, r.mH) - matmul(q.mH, gq)
+        real = _real_dtype(r._data.dtype)
         if m >= n:
-            return (_qr_backward_tall(gq, gr, q, r),)
-        x_cols = r[..., :, :m]
-        gu, gv = gr[..., :, :m], gr[..., :, m:]
-        y = matmul(q, r[..., :, m:])  # A's right block, from the outputs (torch saves only Q and R)
-        gx = _qr_backward_tall(gq + matmul(y, gv.mT), gu, q, x_cols)
-        gy = matmul(q, gv)
-        return (_cat_last(gx, gy),)
+            upper = ga * _tril_mask(n, real).mT
+            ga = matmul(q, upper + upper.mH - _diag_embed(upper.diagonal(0, -2, -1).real))  # syminvadj
+            if gq is not None:
+                ga = ga + gq
+            return (_solve_adjoint_right(ga, r),)
+        skew = -ga + ga.mH  # trilImInvAdjSkew(-M)
+        skew = skew * _tril_mask(m, real) - _diag_embed(skew.diagonal(0, -2, -1)) * 0.5
+        ga = _solve_adjoint_right(matmul(q, skew), r[..., :, :m])
+        ga = matmul(ga, wrap(xp.eye(m, n, dtype=ga._data.dtype)))  # [ga | 0]
+        if gr is not None:
+            ga = ga + matmul(q, gr)
+        return (ga,)
 
 
-def _cat_last(a: Tensor, b: Tensor) -> Tensor:
-    """Concatenate along the last dim with differentiable ops (zero-padding and a sum)."""
-    na, nb = a._data.shape[-1], b._data.shape[-1]
-    ea = wrap(xp.eye(na, na + nb, dtype=a._data.dtype))
-    eb = wrap(xp.eye(nb, na + nb, k=na, dtype=b._data.dtype))
-    return matmul(a, ea) + matmul(b, eb)
-
-
-def _qr_backward_tall(gq: Tensor, gr: Tensor, q: Tensor, r: Tensor) -> Tensor:
-    n = r._data.shape[-1]
-    dt = r._data.dtype
-    mm_ = matmul(r, gr.mT) - matmul(gq.mT, q)
-    low = mm_ * _tril_mask(n, dt)
-    copyltu = low + (mm_ * _tril_mask(n, dt, -1)).mT
-    b = gq + matmul(q, copyltu)
-    # b R^{-H}: solve R X^H = b^H
-    return solve(r, b.mT).mT
+def _solve_adjoint_right(b: Tensor, r: Tensor) -> Tensor:
+    """B R^{-H} (R square, invertible), as the transpose of conj(R)^{-1} B^T."""
+    return solve(conj(r), b.mT).mT
 
 
 def qr(a: Tensor, mode: str = "reduced"):
-    """QR decomposition of (..., m, n): mode 'reduced' (Q (m, k), R (k, n)), 'complete' (Q (m, m)) or 'r'.
+    """QR decomposition of (..., m, n), real or complex: mode 'reduced' (Q (m, k), R (k, n)), 'complete'
+    (Q (m, m)) or 'r'.
 
     Raises:
         RuntimeError: fewer than 2 dims, non-float input or an unknown mode.
     """
-    from collections import namedtuple
-
     if mode not in ("reduced", "r", "complete"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
     _check_matrix(a, "linalg.qr", square=False)
-    q, r = _apply_saving_outputs(LinalgQrBackward0, (a,), (mode,), check_inputs=False)
-    return namedtuple("qr", ["Q", "R"])(q, r)
+    return _returned("linalg_qr", ("Q", "R"), _apply_saving_outputs(LinalgQrBackward0, (a,), (mode,),
+                                                                      check_inputs=False))
+
+
+def _check_gauge(imag_part, other, message: str) -> None:
+    """FunctionsManual's phase check for complex singular / eigen vectors: the loss may not depend on the
+    phase e^{i phi} of each vector, i.e. allclose(imag_part, other, rtol=1e-2, atol=1e-2) (lax, as torch)."""
+    if not xp.all(xp.abs(imag_part - other) <= 1e-2 + 1e-2 * xp.abs(other)):
+        raise RuntimeError(message)
+
+
+_EIGH_GAUGE = (
+    "linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. "
+    "The specified loss function depends on this quantity, so it is ill-defined."
+)
+_EIG_GAUGE = _EIGH_GAUGE.replace("linalg_eigh_backward", "linalg_eig_backward")
+_SVD_GAUGE = (
+    "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}. "
+    "The specified loss function depends on this phase term, making it ill-defined."
+)
+
+
+def _off_diagonal(x: Tensor) -> Tensor:
+    """x with its diagonal (last two dims) set to zero (differentiable: a product with a mask)."""
+    n = x._data.shape[-1]
+    return x * wrap(1 - xp.eye(n, dtype=_real_dtype(x._data.dtype)))
 
 
 @register
 class LinalgEighBackward0(Op):
-    """linalg.eigh(A, UPLO) of a symmetric (..., n, n) -> (eigenvalues ascending, eigenvectors).
+    """linalg.eigh(A, UPLO) of a Hermitian (symmetric) (..., n, n) -> (eigenvalues ascending, A's real dtype;
+    eigenvectors).
 
     Reads one triangle of A. Gradient (FunctionsManual linalg_eig_backward, hermitian case):
     gA = V (diag(gL) + skew(V^H gV) / E) V^H with skew(X) = (X - X^H) / 2 and
-    E_ij = L_j - L_i off the diagonal; without a gradient for V, V diag(gL) V^H.
+    E_ij = L_j - L_i off the diagonal (gL replaces the diagonal); without a gradient for V,
+    V diag(gL) V^H. For complex A the loss may not depend on the eigenvectors' phases
+    (Im diag(V^H gV) = 0, torch's check and text).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, uplo):
         if a.size == 0:
-            return xp.zeros(a.shape[:-1], dtype=a.dtype), xp.zeros(a.shape, dtype=a.dtype)
+            return xp.zeros(a.shape[:-1], dtype=_real_dtype(a.dtype)), xp.zeros(a.shape, dtype=a.dtype)
         w, v = xp.linalg.eigh(a, UPLO=uplo)
-        return w.astype(a.dtype, copy=False), v.astype(a.dtype, copy=False)
+        return w.astype(_real_dtype(a.dtype), copy=False), v.astype(a.dtype, copy=False)
 
     def backward(self, gl, gv):
         lam, v = _saved_outputs(self, 2)
         if _is_zero(gv):
-            return (matmul(v * gl.unsqueeze(-2), v.mT),)
-        vhgv = matmul(v.mT, gv)
-        skew = (vhgv - vhgv.mT) * 0.5
+            return (matmul(v * gl.unsqueeze(-2), v.mH),)
+        vhgv = matmul(v.mH, gv)
+        is_complex = v._data.dtype.kind == "c"
+        if is_complex:
+            _check_gauge(xp.diagonal(vhgv._data, 0, -2, -1).imag, 0, _EIGH_GAUGE)
+        skew = (vhgv - vhgv.mH) * 0.5
         n = lam._data.shape[-1]
         eye = xp.eye(n, dtype=lam._data.dtype)
         e = lam.unsqueeze(-2) - lam.unsqueeze(-1) + wrap(eye)
         inner = skew / e
         if not _is_zero(gl):
-            inner = inner + _diag_embed(gl)
-        return (matmul(v, matmul(inner, v.mT)),)
+            # gL replaces the diagonal (in the real case skew's diagonal is exactly 0)
+            inner = (_off_diagonal(inner) if is_complex else inner) + _diag_embed(gl)
+        return (matmul(v, matmul(inner, v.mH)),)
 
 
 def _check_eigh_input(a: Tensor) -> None:
@@ -673,22 +858,21 @@ def _check_eigh_input(a: Tensor) -> None:
 
 
 def eigh(a: Tensor, UPLO: str = "L"):  # noqa: N803 - torch's name
-    """Eigen-decomposition of a symmetric (..., n, n): (eigenvalues (..., n) ascending, eigenvectors (..., n, n)).
+    """Eigen-decomposition of a Hermitian (..., n, n): (eigenvalues (..., n) ascending, real; eigenvectors
+    (..., n, n)).
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square or non-float input, or UPLO not 'L'/'U'.
     """
-    from collections import namedtuple
-
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _check_eigh_input(a)
-    w, v = _apply_saving_outputs(LinalgEighBackward0, (a,), (UPLO,), check_inputs=False)
-    return namedtuple("eigh", ["eigenvalues", "eigenvectors"])(w, v)
+    return _returned("linalg_eigh", ("eigenvalues", "eigenvectors"),
+                     _apply_saving_outputs(LinalgEighBackward0, (a,), (UPLO,), check_inputs=False))
 
 
 def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
-    """Eigenvalues (ascending) of a symmetric (..., n, n); grad_fn LinalgEighBackward0 as in torch."""
+    """Eigenvalues (ascending, real) of a Hermitian (..., n, n); grad_fn LinalgEighBackward0 as in torch."""
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _check_eigh_input(a)
@@ -696,23 +880,103 @@ def eigvalsh(a: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - torch's name
 
 
 @register
+class LinalgEigBackward0(Op):
+    """linalg.eig(A) of a square (..., n, n) -> (eigenvalues (..., n), eigenvectors (..., n, n)), always
+    complex (complex64 for float32 / complex64 input, complex128 otherwise), as LAPACK's geev returns them
+    (unit-norm eigenvectors, no ordering).
+
+    Gradient (FunctionsManual linalg_eig_backward; Boeddeker et al. 2017, arXiv:1701.00392, eq. 4.77):
+    gA = V^{-H} (diag(gL) + (V^H gV - V^H V diag(Re(V^H gV))) / E.conj()) V^H, with E_ij = L_j - L_i
+    off the diagonal (gL replaces the diagonal); without a gradient for V, V^{-H} diag(gL) V^H. A real A
+    gets the real part (the engine's rule). The loss may not depend on the eigenvectors' phases
+    (Im diag(V^H gV) = 0, torch's check and text).
+    """
+
+    save_inputs = True
+    complex_grad = True
+
+    @staticmethod
+    def forward(a):
+        cd = _complex_dtype(a.dtype)
+        if a.size == 0:
+            return xp.zeros(a.shape[:-1], dtype=cd), xp.zeros(a.shape, dtype=cd)
+        if not xp.all(xp.isfinite(a)):  # (eigvals only: LAPACK returns nans)
+            return xp.full(a.shape[:-1], xp.nan, dtype=cd), xp.full(a.shape, xp.nan, dtype=cd)
+        w, v = xp.linalg.eig(a)
+        return w.astype(cd, copy=False), v.astype(cd, copy=False)
+
+    def backward(self, gl, gv):
+        lam, v = _saved_outputs(self, 2)
+        vh = v.mH
+        if _is_zero(gv):
+            return (solve(vh, gl.unsqueeze(-1) * vh),)
+        vhgv = matmul(vh, gv)
+        diag = vhgv.diagonal(0, -2, -1)
+        _check_gauge(diag._data.imag, 0, _EIG_GAUGE)
+        vhgv = vhgv - matmul(vh, v * diag.real.unsqueeze(-2))
+        lc = conj(lam)
+        n = lam._data.shape[-1]
+        e = lc.unsqueeze(-2) - lc.unsqueeze(-1) + wrap(xp.eye(n, dtype=lam._data.dtype))
+        inner = vhgv / e
+        if not _is_zero(gl):
+            inner = _off_diagonal(inner) + _diag_embed(gl)
+        return (solve(vh, matmul(inner, vh)),)
+
+
+def _check_eig_input(a: Tensor, fname: str) -> None:
+    """torch's checks for linalg.eig / eigvals, in its order: the dtype's complex counterpart, the shape,
+    LAPACK's dtypes; linalg.eig also refuses infs and nans."""
+    d = a._data
+    if d.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(d.dtype)}")
+    _check_matrix(a, fname)
+    if d.dtype == xp.float16:
+        raise NotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
+    if fname == "linalg.eig" and d.size and not xp.all(xp.isfinite(d)):
+        raise RuntimeError(f"torch.{fname}: input tensor should not contain infs or NaNs.")
+
+
+def eig(a: Tensor):
+    """torch.linalg.eig: (eigenvalues, eigenvectors) of a square (..., n, n), complex for real input too.
+
+    Raises:
+        RuntimeError: an integer input ("Unknown Complex ScalarType for Long"), fewer than 2 dims,
+            non-square input, infs or nans (torch's texts); NotImplementedError for half.
+    """
+    _check_eig_input(a, "linalg.eig")
+    return _returned("linalg_eig", ("eigenvalues", "eigenvectors"), _apply_saving_outputs(LinalgEigBackward0, (a,)))
+
+
+def eigvals(a: Tensor) -> Tensor:
+    """torch.linalg.eigvals: the eigenvalues of a square (..., n, n) (complex); grad_fn LinalgEigBackward0."""
+    from ..autograd.grad_mode import is_grad_enabled
+
+    # torch computes the eigenvectors (linalg.eig, its names and checks) only when a gradient will need them
+    _check_eig_input(a, "linalg.eig" if a._requires_grad and is_grad_enabled() else "linalg.eigvals")
+    return _apply_saving_outputs(LinalgEigBackward0, (a,))[0]
+
+
+@register
 class LinalgSvdBackward0(Op):
-    """linalg.svd(A, full_matrices) of (..., m, n) -> (U, S, Vh), S descending.
+    """linalg.svd(A, full_matrices) of (..., m, n) -> (U, S, Vh), S descending (A's real dtype).
 
     Gradient (FunctionsManual svd_backward; Townsend 2016, "Differentiating the singular
     value decomposition"), on the first k = min(m, n) columns of U / rows of Vh: with
     E_ij = S_j^2 - S_i^2 (1 on the diagonal), skew(X) = X - X^H,
-    gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)] V^H, plus
-    (I - U U^H) gU S^{-1} V^H when m > n, or U S^{-1} gVh (I - V V^H) when m < n.
-    Without gradients for U and Vh: U diag(gS) V^H.
+    gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS) (+ i Im diag(U^H gU) / S for complex A)] V^H,
+    plus (I - U U^H) gU S^{-1} V^H when m > n, or U S^{-1} gVh (I - V V^H) when m < n.
+    Without gradients for U and Vh: U diag(gS) V^H. For complex A the loss may not depend on
+    the singular vectors' phases (Im diag(U^H gU + V^H gV) = 0, torch's check and text).
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, full_matrices):
         m, n = a.shape[-2:]
         k = min(m, n)
+        real = _real_dtype(a.dtype)
         if a.size == 0:
             b = a.shape[:-2]
             um, vn = (m, n) if full_matrices else (k, k)
@@ -721,9 +985,9 @@ class LinalgSvdBackward0(Op):
             if full_matrices:
                 u[...] = xp.eye(m, dtype=a.dtype)
                 vh[...] = xp.eye(n, dtype=a.dtype)
-            return u, xp.zeros(b + (k,), dtype=a.dtype), vh
+            return u, xp.zeros(b + (k,), dtype=real), vh
         u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
-        return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype, copy=False)
+        return u.astype(a.dtype, copy=False), s.astype(real, copy=False), vh.astype(a.dtype, copy=False)
 
     def backward(self, gu, gs, gvh):
         u, s, vh = _saved_outputs(self, 3)
@@ -738,59 +1002,66 @@ class LinalgSvdBackward0(Op):
         m, n = u._data.shape[-2], vh._data.shape[-1]
         if gu is None and gvh is None:
             return (matmul(u * gs.unsqueeze(-2), vh),)
-        dt = s._data.dtype
-        s2 = s * s
-        e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + wrap(xp.eye(k, dtype=dt))
-        ga = None
+        is_complex = u._data.dtype.kind == "c"
+        uhgu = vhgv = None
         if gu is not None:
-            uhgu = matmul(u.mT, gu)
-            ga = (uhgu - uhgu.mT) * s.unsqueeze(-2)
+            uhgu = matmul(u.mH, gu)
+            uhgu = uhgu - uhgu.mH
         if gvh is not None:
-            vhgv = matmul(vh, gvh.mT)
-            term = s.unsqueeze(-1) * (vhgv - vhgv.mT)
-            ga = term if ga is None else ga + term
-        ga = ga / e
+            vhgv = matmul(vh, gvh.mH)
+            vhgv = vhgv - vhgv.mH
+        if is_complex:
+            zeros = xp.zeros(s._data.shape, dtype=s._data.dtype)
+            im_u = zeros if uhgu is None else xp.diagonal(uhgu._data, 0, -2, -1).imag
+            im_v = zeros if vhgv is None else xp.diagonal(vhgv._data, 0, -2, -1).imag
+            _check_gauge(im_u, -im_v, _SVD_GAUGE)
+        s2 = s * s
+        e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + wrap(xp.eye(k, dtype=s._data.dtype))
+        if uhgu is not None and vhgv is not None:
+            ga = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / e
+        elif uhgu is not None:
+            ga = (uhgu / e) * s.unsqueeze(-2)
+        else:
+            ga = s.unsqueeze(-1) * (vhgv / e)
         if not _is_zero(gs):
             ga = ga + _diag_embed(gs)
+        if is_complex and uhgu is not None and vhgv is not None:
+            ga = ga + _diag_embed(uhgu.diagonal(0, -2, -1) / (2 * s))
         if m > n and gu is not None:
             ga = matmul(u, ga)
             gusinv = gu / s.unsqueeze(-2)
-            ga = ga + gusinv - matmul(u, matmul(u.mT, gusinv))
+            ga = ga + gusinv - matmul(u, matmul(u.mH, gusinv))
             return (matmul(ga, vh),)
         if m < n and gvh is not None:
             ga = matmul(ga, vh)
             sinvgvh = gvh / s.unsqueeze(-1)
-            ga = ga + sinvgvh - matmul(matmul(sinvgvh, vh.mT), vh)
+            ga = ga + sinvgvh - matmul(matmul(sinvgvh, vh.mH), vh)
             return (matmul(u, ga),)
         return (matmul(u, matmul(ga, vh)),)
 
 
 def svd(a: Tensor, full_matrices: bool = True, *, driver=None):
-    """Singular value decomposition of (..., m, n): (U, S, Vh) with S (..., k) descending, k = min(m, n).
+    """Singular value decomposition of (..., m, n), real or complex: (U, S, Vh) with S (..., k) descending
+    and real, k = min(m, n).
 
     Raises:
         RuntimeError: fewer than 2 dims or non-float input.
     """
-    from collections import namedtuple
-
     _check_matrix(a, "linalg.svd", square=False)
-    u, s, vh = _apply_saving_outputs(LinalgSvdBackward0, (a,), (full_matrices,), check_inputs=False)
-    return namedtuple("svd", ["U", "S", "Vh"])(u, s, vh)
+    return _returned("linalg_svd", ("U", "S", "Vh"), _apply_saving_outputs(LinalgSvdBackward0, (a,), (full_matrices,),
+                                                                             check_inputs=False))
 
 
 def svdvals(a: Tensor, *, driver=None) -> Tensor:
-    """Singular values (..., k), descending; grad_fn LinalgSvdBackward0 as in torch."""
+    """Singular values (..., k), descending and real; grad_fn LinalgSvdBackward0 as in torch."""
     _check_matrix(a, "linalg.svd", square=False)
     return _apply_saving_outputs(LinalgSvdBackward0, (a,), (False,), check_inputs=False)[1]
 
 
 def torch_svd(a: Tensor, some: bool = True, compute_uv: bool = True):
-    """torch.svd (deprecated form): (U, S, V) with V = Vh^H."""
-    from collections import namedtuple
-
+    """torch.svd (deprecated form): (U, S, V) with V = Vh^H (a conjugate view for complex input, as torch)."""
     u, s, vh = svd(a, full_matrices=not some)
-    return namedtuple("svd", ["U", "S", "V"])(u, s, vh.mT)
-
+    return _returned("svd", ("U", "S", "V"), (u, s, vh.mH))
 
 
 @register
@@ -808,6 +1079,7 @@ class LinalgPinvBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, atol, rtol, hermitian):
@@ -819,32 +1091,33 @@ class LinalgPinvBackward0(Op):
             s = xp.abs(w)
             cut = xp.maximum(atol, rtol * s.max(axis=-1, keepdims=True))
             winv = xp.where(s > cut, 1 / xp.where(w == 0, 1, w), 0)
-            return ((v * winv[..., None, :]) @ xp.swapaxes(v, -1, -2)).astype(a.dtype)
+            return ((v * winv[..., None, :]) @ xp.swapaxes(v.conj(), -1, -2)).astype(a.dtype)
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
         cut = xp.maximum(atol, rtol * s[..., :1]) if s.shape[-1] else 0
         sinv = xp.where(s > cut, 1 / xp.where(s == 0, 1, s), 0)
-        return (xp.swapaxes(vh, -1, -2) * sinv[..., None, :]) @ xp.swapaxes(u, -1, -2)
+        return ((xp.swapaxes(vh.conj(), -1, -2) * sinv[..., None, :]) @ xp.swapaxes(u.conj(), -1, -2)).astype(
+            a.dtype, copy=False)
 
     def backward(self, g):
         a, _ = self.saved()
         p = self.saved_result()
         m, n = a._data.shape[-2:]
-        ph, gh = p.mT, g.mT
+        ph, gh = p.mH, g.mH
         if m <= n:
             k = matmul(gh, p)
             kph = matmul(k, ph)
             return (
-                -matmul(p, k).mT + kph - matmul(matmul(a, p), kph) + matmul(matmul(ph, p), gh - matmul(k, a)),
+                -matmul(p, k).mH + kph - matmul(matmul(a, p), kph) + matmul(matmul(ph, p), gh - matmul(k, a)),
             )
         k = matmul(p, gh)
         phk = matmul(ph, k)
         return (
-            -matmul(k, p).mT + matmul(matmul(gh - matmul(a, k), p), ph) + phk - matmul(matmul(phk, p), a),
+            -matmul(k, p).mH + matmul(matmul(gh - matmul(a, k), p), ph) + phk - matmul(matmul(phk, p), a),
         )
 
 
 def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
-    """Moore-Penrose pseudo-inverse of (..., m, n) -> (..., n, m).
+    """Moore-Penrose pseudo-inverse of (..., m, n) -> (..., n, m), real or complex.
 
     Raises:
         RuntimeError: fewer than 2 dims or non-float input.
@@ -920,7 +1193,7 @@ EXPORTS: dict = {
     "cross": cross,
     "inverse": inv,
     "det": det,
-    "slogdet": slogdet,
+    "slogdet": torch_slogdet,
     "logdet": logdet,
     "pinverse": pinverse,
     "matrix_power": matrix_power,
@@ -931,7 +1204,7 @@ TENSOR_METHODS: dict = {
     "cross": cross,
     "inverse": inv,
     "det": det,
-    "slogdet": slogdet,
+    "slogdet": torch_slogdet,
     "logdet": logdet,
     "pinverse": pinverse,
     "matrix_power": matrix_power,
@@ -945,7 +1218,11 @@ LINALG_EXPORTS: dict = {  # dyngrad.linalg.<name>
     "det": det,
     "slogdet": slogdet,
     "solve": solve,
+    "solve_ex": solve_ex,
     "cholesky": cholesky,
+    "cholesky_ex": cholesky_ex,
+    "eig": eig,
+    "eigvals": eigvals,
     "qr": qr,
     "eigh": eigh,
     "eigvalsh": eigvalsh,

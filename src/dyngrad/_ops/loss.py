@@ -457,7 +457,7 @@ def _pointwise_loss(op, x: Tensor, t: Tensor, reduction: str, param, into_input:
     result for an integer input is an error, as for torch's ``out=`` casts."""
     xa, ta = x._data, t._data
     rt = xa.dtype if xa.dtype == ta.dtype else result_type(xa, ta)
-    if rt.kind not in "fc":
+    if rt.kind != "f":  # (complex too: torch's kernels are real-only)
         raise NotImplementedError(f'"{op.kernel}" not implemented for \'{_type_name(xp.empty(0, rt))}\'')
     out_dtype = None
     if into_input and xa.dtype != rt:
@@ -709,6 +709,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    for t in (input, target):
+        if t._data.dtype.kind == "c":
+            raise RuntimeError("kl_div: Complex inputs not supported.")
     for t in (input, target):
         if t._data.dtype.kind not in "fc":
             raise RuntimeError("kl_div: Integral inputs not supported.")

@@ -360,18 +360,38 @@ def _squeeze4(t: Tensor) -> Tensor:
 
 # ================================================================== products with an added term
 # addmm / baddbmm compute beta * input + alpha * (mat1 @ mat2) in one node
-# (derivatives.yaml: input: grad * beta; mat1: alpha * grad @ mat2^T;
-# mat2: alpha * mat1^T @ grad). ``input`` broadcasts to the product's shape; the
+# (derivatives.yaml: input: grad * beta.conj(); mat1: alpha.conj() * grad @ mat2^H;
+# mat2: alpha.conj() * mat1^H @ grad). ``input`` broadcasts to the product's shape; the
 # engine sums its gradient back. With beta == 0, ``input`` is ignored (nan and inf
-# in it do not propagate) and its gradient is grad * 0, as in torch.
+# in it do not propagate) and its gradient is grad * 0, as in torch. alpha and beta
+# may be complex for complex tensors; torch converts them to the tensors' type, so a
+# complex value with an imaginary part is an error for real ones (_check_scalars).
 
 
 def _scaled(t: Tensor, c):
-    return t if c == 1 else t * c
+    """t * conj(c), skipping a product by 1 (derivatives.yaml's maybe_multiply(grad, alpha.conj()))."""
+    return t if c == 1 else t * conj(c)
+
+
+# The C++ type torch names when a complex alpha / beta does not fit a real tensor's type (addmv and
+# addr name c10::Half for half tensors; the matrix products compute half in float).
+_SCALAR_TYPE = {"float32": "float", "float64": "double", "float16": "float", "int64": "int64_t", "int32": "int",
+                "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def _check_scalars(dtype, *values, half: str = "float") -> None:
+    """torch's error for a complex alpha / beta (imaginary part != 0) with real tensors."""
+    if dtype.kind == "c":
+        return
+    for v in values:
+        if isinstance(v, complex) and v.imag != 0:
+            name = half if dtype == xp.float16 else _SCALAR_TYPE.get(dtype.name, dtype.name)
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 class _AddProduct(Op):
     save_inputs = True
+    complex_grad = True
     product = None  # "mm" or "bmm"
 
     @classmethod
@@ -388,8 +408,8 @@ class _AddProduct(Op):
         beta, alpha = self._params
         mul = mm if self.product == "mm" else bmm
         gi = _scaled(g, beta) if self.needs_input_grad(0) else None
-        g1 = _scaled(mul(g, m2.mT), alpha) if self.needs_input_grad(1) else None
-        g2 = _scaled(mul(m1.mT, g), alpha) if self.needs_input_grad(2) else None
+        g1 = _scaled(mul(g, conj(m2.mT)), alpha) if self.needs_input_grad(1) else None
+        g2 = _scaled(mul(conj(m1.mT), g), alpha) if self.needs_input_grad(2) else None
         return gi, g1, g2
 
 
@@ -452,17 +472,20 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims(mat1._data.shape)} and {_dims(mat2._data.shape)})"
         )
-    dts = [t._data.dtype for t in (input, mat1, mat2)]
-    if len(set(dts)) > 1:
-        if dts[1] != dts[2]:
-            raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {_type_name(dts[1])} and {_type_name(dts[2])}"
-            )
-        raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_type_name(dts[0])} and {_type_name(dts[2])}"
-        )
+    _check_same_dtypes(input, mat1, mat2)
     _check_expandable(input, (mat1._data.shape[0], mat2._data.shape[1]))
+    if type(beta) is complex or type(alpha) is complex:  # (linear's hot path passes 1 and 1)
+        _check_scalars(mat1._data.dtype, beta, alpha)
     return apply(AddmmBackward0, (input, mat1, mat2), (beta, alpha))
+
+
+def _check_same_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:  # noqa: A002
+    """addmm's / addbmm's dtype check, in torch's order: self against mat2 first, then mat1 against mat2."""
+    d0, d1, d2 = input._data.dtype, mat1._data.dtype, mat2._data.dtype
+    if d0 != d2:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_type_name(d0)} and {_type_name(d2)}")
+    if d1 != d2:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_type_name(d1)} and {_type_name(d2)}")
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
@@ -481,9 +504,13 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{b2}, {k2}]."
         )
-    dts = [t._data.dtype for t in (input, batch1, batch2)]
-    if len(set(dts)) > 1:
-        raise RuntimeError(f"expected scalar type {_type_name(dts[0])} but found {_type_name(next(d for d in dts if d != dts[0]))}")
+    d0, d1, d2 = input._data.dtype, batch1._data.dtype, batch2._data.dtype
+    if d0 != d1:  # (the C++ type names, as _C_TYPE_NAMES)
+        c0, c1, c2 = (_C_TYPE_NAMES.get(d.name, _type_name(d)) for d in (d0, d1, d2))
+        raise RuntimeError(f"Input dtypes must be the same, got: input {c0}, batch1: {c1}, batch2: {c2}")
+    if d1 != d2:
+        raise RuntimeError(f"expected scalar type {_type_name(d1)} but found {_type_name(d2)}")
+    _check_scalars(d1, beta, alpha)
     return apply(BaddbmmBackward0, (input, batch1, batch2), (beta, alpha))
 
 
@@ -491,10 +518,12 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 class AddmvBackward0(Op):
     """addmv(input, mat, vec, *, beta=1, alpha=1) = beta * input + alpha * mat @ vec; (n, m) @ (m) -> (n).
 
-    derivatives.yaml: input: grad * beta; mat: alpha * outer(grad, vec); vec: alpha * mat^T grad.
+    derivatives.yaml: input: grad * beta.conj(); mat: alpha.conj() * outer(grad, vec.conj());
+    vec: alpha.conj() * mat^H grad.
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(inp, m, v, beta, alpha):
@@ -506,8 +535,8 @@ class AddmvBackward0(Op):
         _, m, v = self.saved()
         beta, alpha = self._params
         gi = _scaled(g, beta) if self.needs_input_grad(0) else None
-        gm = _scaled(g.unsqueeze(1) * v, alpha) if self.needs_input_grad(1) else None
-        gv = _scaled(mv(m.t(), g), alpha) if self.needs_input_grad(2) else None
+        gm = _scaled(g.unsqueeze(1) * conj(v), alpha) if self.needs_input_grad(1) else None
+        gv = _scaled(mv(m.mH, g), alpha) if self.needs_input_grad(2) else None
         return gi, gm, gv
 
 
@@ -515,10 +544,12 @@ class AddmvBackward0(Op):
 class AddrBackward0(Op):
     """addr(input, vec1, vec2, *, beta=1, alpha=1) = beta * input + alpha * outer(vec1, vec2); (n), (m) -> (n, m).
 
-    derivatives.yaml: input: grad * beta; vec1: alpha * grad @ vec2; vec2: alpha * grad^T @ vec1.
+    derivatives.yaml: input: grad * beta.conj(); vec1: alpha.conj() * grad @ vec2.conj();
+    vec2: alpha.conj() * grad^T @ vec1.conj().
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(inp, a, b, beta, alpha):
@@ -530,8 +561,8 @@ class AddrBackward0(Op):
         _, a, b = self.saved()
         beta, alpha = self._params
         gi = _scaled(g, beta) if self.needs_input_grad(0) else None
-        ga = _scaled(mv(g, b), alpha) if self.needs_input_grad(1) else None
-        gb = _scaled(mv(g.t(), a), alpha) if self.needs_input_grad(2) else None
+        ga = _scaled(mv(g, conj(b)), alpha) if self.needs_input_grad(1) else None
+        gb = _scaled(mv(g.t(), conj(a)), alpha) if self.needs_input_grad(2) else None
         return gi, ga, gb
 
 
@@ -539,11 +570,12 @@ class AddrBackward0(Op):
 class AddbmmBackward0(Op):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) = beta * input + alpha * sum_b batch1[b] @ batch2[b].
 
-    derivatives.yaml: input: grad * beta; batch1: alpha * grad @ batch2^T (for each b);
-    batch2: alpha * batch1^T @ grad.
+    derivatives.yaml: input: grad * beta.conj(); batch1: alpha.conj() * grad @ batch2^H (for each b);
+    batch2: alpha.conj() * batch1^H @ grad.
     """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(inp, a, b, beta, alpha):
@@ -555,8 +587,8 @@ class AddbmmBackward0(Op):
         _, a, b = self.saved()
         beta, alpha = self._params
         gi = _scaled(g, beta) if self.needs_input_grad(0) else None
-        ga = _scaled(matmul(g, b.mT), alpha) if self.needs_input_grad(1) else None
-        gb = _scaled(matmul(a.mT, g), alpha) if self.needs_input_grad(2) else None
+        ga = _scaled(matmul(g, b.mH), alpha) if self.needs_input_grad(1) else None
+        gb = _scaled(matmul(a.mH, g), alpha) if self.needs_input_grad(2) else None
         return gi, ga, gb
 
 
@@ -573,6 +605,13 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     if k != vec._data.shape[0] or not (input._data.size == 1 or input._data.shape[0] == n):
         isz = input._data.shape[0] if di else 1
         raise RuntimeError(f"size mismatch, got input ({isz}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
+    dts = [t._data.dtype for t in (input, mat, vec)]
+    if dts[0] != dts[1] or dts[1] != dts[2]:
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_type_name(dts[0])}, {_type_name(dts[1])}, "
+            f"and {_type_name(dts[2])}"
+        )
+    _check_scalars(dts[0], beta, alpha, half="c10::Half")
     return apply(AddmvBackward0, (input, mat, vec), (beta, alpha))
 
 
@@ -586,6 +625,9 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
         if t._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     _check_expandable(input, (vec1._data.shape[0], vec2._data.shape[0]))
+    from .._dtype import result_type
+
+    _check_scalars(result_type(input._data, vec1._data, vec2._data), beta, alpha, half="c10::Half")
     return apply(AddrBackward0, (input, vec1, vec2), (beta, alpha))
 
 
@@ -610,6 +652,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
     if k != k2:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k} and {k2}x{m})")
+    _check_same_dtypes(input, batch1, batch2)
+    _check_scalars(batch1._data.dtype, beta, alpha)
     return apply(AddbmmBackward0, (input, batch1, batch2), (beta, alpha))
 
 
@@ -669,6 +713,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         d2 = [d2] if isinstance(d2, int) else list(d2)
     if len(d1) != len(d2):
         raise RuntimeError("both dimension lists should have same length")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     from .._tensor import _wrap_dim
 
     sa, sb = a._data.shape, b._data.shape

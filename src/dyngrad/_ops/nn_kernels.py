@@ -32,7 +32,7 @@ from .registry import REGISTRY, Op, apply, apply_multi, register
 def _register_once(cls: type) -> type:
     """Register ``cls`` unless another family already declared an op of that torch name.
 
-    Used for general ops this family needs but does not own (``AddmmBackward0``, ``DivBackward1``,
+    Used for general ops this family needs but does not own (``DivBackward1``,
     ``NormBackward1``): if their owning family declares them, that entry stays the registry's, and
     this family keeps calling its own class (whose parameters it knows).
     """
@@ -260,7 +260,7 @@ def _softmax_like(op, kernel: str, a: Tensor, dim, dtype) -> Tensor:
         a = sh.to(a, dtype)
     nd = a._data.ndim
     axis = _wrap_dim(dim, nd)
-    if a._data.dtype.kind not in "fc":
+    if a._data.dtype.kind != "f":  # (complex too: torch's kernels are real-only)
         if a._data.size == 0:
             return wrap(a._data.copy())
         last = "lastdim_" if nd == 0 or axis == nd - 1 else ""
@@ -306,64 +306,6 @@ def _torch_log_softmax(input: Tensor, dim, dtype=None) -> Tensor:
 # ------------------------------------------------------------------ linear
 
 
-class _Addmm(Op):
-    """addmm(bias, mat1, mat2, beta=1, alpha=1) = beta * bias + alpha * mat1 @ mat2 (linear's node).
-
-    Backward (derivatives.yaml): bias: grad * beta (summed to its shape by the engine);
-    mat1: grad @ mat2^T * alpha; mat2: mat1^T @ grad * alpha.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(bias, m1, m2, beta=1, alpha=1):
-        out = m1 @ m2
-        if alpha != 1:
-            out = out * alpha
-        out += bias if beta == 1 else beta * bias
-        return out
-
-    def backward(self, g):
-        bias, m1, m2 = self.saved()
-        beta, alpha = self._params or (1, 1)
-        nf = self.next_functions
-        gb = (g if beta == 1 else g * beta) if nf[0][0] is not None else None
-        g1 = _products.mm(g, m2.t()) if nf[1][0] is not None else None
-        g2 = _products.mm(m1.t(), g) if nf[2][0] is not None else None
-        if alpha != 1:
-            g1 = g1 * alpha if g1 is not None else None
-            g2 = g2 * alpha if g2 is not None else None
-        return gb, g1, g2
-
-    def backward_arrays(self, g):
-        bias, m1, m2 = self.saved()
-        beta, alpha = self._params or (1, 1)
-        nf = self.next_functions
-        gb = wrap(g if beta == 1 else g * beta) if nf[0][0] is not None else None
-        g1 = wrap(g @ m2._data.T * alpha) if nf[1][0] is not None else None
-        g2 = wrap(m1._data.T @ g * alpha) if nf[2][0] is not None else None
-        return gb, g1, g2
-
-
-_Addmm.__name__ = _Addmm.__qualname__ = "AddmmBackward0"
-AddmmBackward0 = _register_once(_Addmm)
-
-
-def _addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> Tensor:
-    fn = getattr(_products, "addmm", None)
-    if fn is not None:
-        return fn(bias, m1, m2)
-    if m1._data.shape[1] != m2._data.shape[0]:
-        a, b = m1._data.shape, m2._data.shape
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})")
-    out_shape = (m1._data.shape[0], m2._data.shape[1])
-    try:
-        xp.broadcast_shapes(bias._data.shape, out_shape)
-    except ValueError:
-        sh.expand(bias, out_shape)  # raises torch's expand error
-    return apply(AddmmBackward0, (bias, m1, m2))
-
-
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """y = input @ weight^T + bias, dispatched as aten's linear so ``grad_fn`` names match.
 
@@ -373,14 +315,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     nd = input._data.ndim
     if bias is not None and nd == 2:
-        return _addmm(bias, input, weight.t())
+        return _products.addmm(bias, input, weight.t())
     if (bias is not None and bias._data.ndim and input.is_contiguous() and weight._data.ndim == 2
             and (nd == 3 or bias._data.ndim == 1)):  # (a 0-d bias takes matmul + add, as torch)
         shape = input._data.shape
         n = 1
         for s in shape[:-1]:
             n *= s
-        out = _addmm(bias, sh.reshape(input, (n, shape[-1]) if nd else (1, 1)), weight.t())
+        out = _products.addmm(bias, sh.reshape(input, (n, shape[-1]) if nd else (1, 1)), weight.t())
         return sh.view(out, shape[:-1] + (out._data.shape[1],))
     out = _products.matmul(input, weight.t())
     if bias is not None:
@@ -406,6 +348,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(a)}")
+    _check_bernoulli(a, p)
     if p == 1:
         noise = xp.zeros((), dtype=a.dtype)
     else:
@@ -428,6 +371,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
         return input
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(a)}")
+    _check_bernoulli(a, p)
     shape = a.shape[:2] + (1,) * (a.ndim - 2)
     if p == 1:
         noise = xp.zeros(shape, dtype=a.dtype)
@@ -437,6 +381,12 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     if inplace:
         return input.mul_(wrap(noise))
     return pw.mul(input, wrap(noise))
+
+
+def _check_bernoulli(a, p) -> None:
+    """torch draws the mask with bernoulli_ in the input's dtype, which has no complex kernel (p == 1 draws none)."""
+    if a.dtype.kind == "c" and p != 1:
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_type_name(a)}'")
 
 
 def _check_p(p) -> None:
@@ -570,7 +520,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
                                f"{w.size} and channel size = {channels}.")
     if w.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind != "f":
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_type_name(a)}'")
     if nd != w.ndim:
         shape = [1] * nd
@@ -599,6 +549,10 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError(
             f"bilinear(): bias size does not match weight size: got {bias._data.shape[0]} but expected {w.shape[0]}"
         )
+    if (is_grad_enabled() and any(t._data.dtype.kind == "c" for t in (input1, input2, weight))
+            and any(t._requires_grad for t in (input1, input2, weight))):
+        # torch's one _trilinear node has no complex backward
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs with complex dtype.")
     o, i, j = w.shape
     x1 = sh.reshape(input1, (-1, i))
     x2 = sh.reshape(input2, (-1, j))

@@ -125,6 +125,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
             f"Given normalized_shape={_shape_list(ns)}, expected input with shape [*, {', '.join(str(n) for n in ns)}], "
             f"but got input of size{_shape_list(shape)}"
         )
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{_type_name(input._data)}\'')
     return apply(NativeLayerNormBackward0, (input, weight, bias), (len(ns), float(eps)))
 
 
@@ -349,6 +351,8 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
                 f"shape {_shape_list(t._data.shape)} and input of shape {_shape_list(a.shape)}"
             )
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for \'{_type_name(a)}\'')
     return apply(NativeGroupNormBackward0, (input, weight, bias), (num_groups, float(eps)))
 
 

@@ -170,11 +170,11 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
 
     if d.size == 0:
         return wrap(xp.zeros(d.shape[:-2], dtype=xp.int64))
+    real = d.real.dtype if d.dtype.kind == "c" else d.dtype  # (the singular values of complex A are real)
     if hermitian:
-        s = xp.abs(xp.linalg.eigvalsh(d)).astype(d.dtype, copy=False)
+        s = xp.abs(xp.linalg.eigvalsh(d)).astype(real, copy=False)
     else:
-        s = xp.linalg.svd(d, compute_uv=False).astype(d.dtype, copy=False)
-    real = d.real.dtype if d.dtype.kind == "c" else d.dtype
+        s = xp.linalg.svd(d, compute_uv=False).astype(real, copy=False)
     if atol is None and rtol is None:
         rtol = xp.finfo(real).eps * max(m, n)
     elif rtol is None:

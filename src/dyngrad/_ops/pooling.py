@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import Tensor, _wrap_dim, wrap
+from ..autograd.grad_mode import is_grad_enabled
 from . import reduction as red
 from . import shape as sh
 from .conv import _pad_array, _tuple
-from .nn_kernels import _shape_list
+from .nn_kernels import _shape_list, _type_name
 from .registry import Op, apply, apply_multi, register
 
 # ------------------------------------------------------------------ pooling
@@ -63,6 +64,12 @@ def _pool_setup(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     pb = max(pad[0], (oh - 1) * stride[0] + dil[0] * (kernel[0] - 1) + 1 - h - pad[0])
     pr = max(pad[1], (ow - 1) * stride[1] + dil[1] * (kernel[1] - 1) + 1 - w - pad[1])
     return kernel, stride, (pad[0], pb, pad[1], pr), dil, (oh, ow)
+
+
+def _check_not_complex(x: Tensor, kernel: str) -> None:
+    """torch's pooling kernels take real (and, for max pooling, integer) dtypes only."""
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(x._data)}'")
 
 
 def _offsets(kernel, stride, dilation, out_hw):
@@ -170,6 +177,7 @@ def _max_pool2d(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, re
     if x._data.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     kernel, stride, pad, dil, out_hw = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_not_complex(x, "max_pool2d")
     values, indices = apply_multi(MaxPool2DWithIndicesBackward0, (x,), (kernel, stride, pad, dil, out_hw))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data
@@ -195,6 +203,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k, s, p, d = _pool1d_args(kernel_size, stride, padding, dilation)
     if not return_indices:  # aten's max_pool1d checks first; max_pool1d_with_indices goes straight to 2-D
         _check_max_pool1d(input, k, s or k, p, d, ceil_mode)
+        if not (input._requires_grad and is_grad_enabled()):  # (else aten takes max_pool1d_with_indices)
+            _check_not_complex(input, "max_pool1d_impl")
     out = _max_pool2d(sh.unsqueeze(input, -2), k, s, p, d, ceil_mode, True)
     values, indices = sh.squeeze(out[0], -2), wrap(out[1]._data.squeeze(-2))
     return (values, indices) if return_indices else values
@@ -292,6 +302,7 @@ def _avg_pool2d(x: Tensor, kernel_size, stride, padding, ceil_mode, count_includ
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, stride, pad, _, out_hw = _pool_setup(x, kernel_size, stride, padding, 1, ceil_mode)
+    _check_not_complex(x, "avg_pool2d")
     divisor = _avg_divisor(a.shape[-2:], kernel, stride, pad, out_hw, count_include_pad, divisor_override,
                            a.dtype if a.dtype.kind == "f" else xp.int64)
     out = apply(AvgPool2DBackward0, (x,), (kernel, stride, pad, out_hw, divisor))
@@ -382,8 +393,9 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002
     a = input._data
     out_hw = _adaptive_output_size(a, output_size, "adaptive_avg_pool2d")
-    if out_hw == (1, 1):  # aten reduces to a mean over the last two dims
+    if out_hw == (1, 1):  # aten reduces to a mean over the last two dims (complex too)
         return red.mean(input, (-1, -2), keepdim=True)
+    _check_not_complex(input, "adaptive_avg_pool2d")
     return apply(AdaptiveAvgPool2DBackward0, (input,), (out_hw, a.shape))
 
 
@@ -422,6 +434,7 @@ class AdaptiveMaxPool2DBackward0(Op):
 def adaptive_max_pool2d(input, output_size, return_indices: bool = False):  # noqa: A002
     a = input._data
     out_hw = _adaptive_output_size(a, output_size, "adaptive_max_pool2d")
+    _check_not_complex(input, "adaptive_max_pool2d")
     values, indices = apply_multi(AdaptiveMaxPool2DBackward0, (input,), (out_hw,))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data

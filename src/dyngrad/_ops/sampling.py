@@ -130,7 +130,10 @@ def _upsample(input, op, output_size, scales, align_corners):  # noqa: A002
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} output ({outs})")
     nearest = op in (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0)
     if a.dtype.kind != "f":
-        kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
+        if len(spatial) == 2:  # the 2-D kernels dispatch on the dtype in their channels-last path
+            kernel = f"upsample_{'nearest' if nearest else 'bilinear'}2d_channels_last"
+        else:
+            kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(a)}'")
     maps = tuple(_nearest_map(i, o, sf, a.dtype) if nearest else _linear_map(i, o, sf, align_corners, a.dtype)
                  for i, o, sf in zip(spatial, output_size, scales))
