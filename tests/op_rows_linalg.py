@@ -524,8 +524,29 @@ ROWS += [
     OpInfo("inner", lambda lib, x, y: lib.inner(x, y),
            st.sampled_from([((3,), (3,)), ((2, 3), (4, 3)), ((3,), (2, 2, 3)), ((), (2,)), ((2, 3), ()), ((3,), (4,))]
                            ).map(tuple), covers=("MmBackward0", "ViewBackward0", "TBackward0", "MulBackward0"), **C),
+    OpInfo("vecdot", lambda lib, x, y, dim: lib.linalg.vecdot(x, y, dim=dim),
+           st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((2, 1, 3), (4, 3)), ((0, 2), (2,))]),
+           params=lambda d, s: {"dim": d.draw(st.sampled_from([-1, 0]))}, covers=("VdotBackward0", "SumBackward1"),
+           **C),
+    OpInfo("vecdot_errors", lambda lib, x, y: lib.linalg.vecdot(x.long(), y),
+           fixed((3,), (3,)), covers=(), differentiable=False),
     OpInfo("vector_product_dtype_errors", _mixed_product, fixed((3,), (3,)),
            params=lambda d, s: {"name": d.draw(st.sampled_from(sorted(_PRODUCTS))),
                                 "dtype": d.draw(st.sampled_from(["int64", "float16", "float64", "int32", "bool"]))},
            covers=(), differentiable=False, int_ok=True),
+]
+
+# ---- linalg.diagonal, tensordot's size-1 contracted dims, the deprecated torch.cholesky / torch.qr (warned once)
+ROWS += [
+    OpInfo("linalg_diagonal", lambda lib, x, offset: lib.linalg.diagonal(x, offset=offset),
+           one_shape(min_dims=2, max_dims=3), params=lambda d, s: {"offset": d.draw(st.sampled_from([0, 1, -1]))},
+           covers=("DiagonalBackward0",), **C),
+    OpInfo("tensordot_broadcast", lambda lib, a, b, dims: lib.tensordot(a, b, dims=dims),
+           st.sampled_from([((1, 3), (2, 3)), ((2, 3), (1, 3)), ((1, 3), (1, 3))]),
+           params=lambda d, s: {"dims": ([0], [0])}, covers=("ViewBackward0", "MmBackward0", "SumBackward1"), **C),
+    OpInfo("torch_cholesky", lambda lib, x, upper: lib.cholesky(_spd(lib, x), upper=upper), square(),
+           params=lambda d, s: {"upper": d.draw(st.booleans())}, covers=("CholeskyBackward0",), **C),
+    OpInfo("torch_qr", lambda lib, x, some, which: lib.qr(_rect(lib, x), some=some)[which], rect(),
+           params=lambda d, s: {"some": s[0][-2] > s[0][-1] or d.draw(st.booleans()),
+                                "which": d.draw(st.sampled_from([0, 1]))}, covers=("LinalgQrBackward0",), **C),
 ]

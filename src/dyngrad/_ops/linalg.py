@@ -340,6 +340,8 @@ def inv(a: Tensor) -> Tensor:
 def _zero_pivots(d):
     """info of LAPACK's getrf for each matrix of (..., n, n): the 1-based first zero pivot, or 0 (int32, (...))."""
     info = xp.zeros(d.shape[:-2], dtype=xp.int32)
+    if d.size == 0:
+        return info
     flat = info.reshape(-1)
     for i, m in enumerate(d.reshape((-1,) + d.shape[-2:])):
         flat[i] = _first_zero_pivot(m) if m.size else 0
@@ -630,9 +632,10 @@ class LinalgCholeskyExBackward0(Op):
 
     save_result = True
     complex_grad = True
+    fname = "linalg.cholesky"  # (the name in its errors)
 
-    @staticmethod
-    def forward(a, upper, raising=True):
+    @classmethod
+    def forward(cls, a, upper, raising=True):
         if a.size == 0:
             return xp.zeros(a.shape, dtype=a.dtype)
         # NumPy reads the lower triangle; torch's upper=True reads the upper one (A^T's lower triangle is the
@@ -642,7 +645,7 @@ class LinalgCholeskyExBackward0(Op):
             low = xp.linalg.cholesky(m)
         except xp.linalg.LinAlgError:
             if raising:
-                _raise_not_pd(a, "linalg.cholesky", upper)
+                _raise_not_pd(a, cls.fname, upper)
             low = xp.empty(m.shape, dtype=m.dtype)
             for fl, fm in zip(low.reshape((-1,) + m.shape[-2:]), m.reshape((-1,) + m.shape[-2:])):
                 fl[...] = _cholesky_partial(fm)[0]
@@ -669,6 +672,42 @@ def cholesky(a: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """
     _check_matrix(a, "linalg.cholesky")
     return apply(LinalgCholeskyExBackward0, (a,), (upper,))
+
+
+@register
+class CholeskyBackward0(LinalgCholeskyExBackward0):
+    """torch.cholesky(A, upper=False), the deprecated form: linalg.cholesky's factor and gradient
+    (derivatives.yaml: cholesky_backward), its own node and name in errors."""
+
+    fname = "cholesky"
+
+
+_DEPRECATION_WARNED: set = set()  # torch.cholesky / torch.qr warn once per process (TORCH_WARN_ONCE)
+
+
+def _warn_deprecated(name: str, message: str) -> None:
+    if name not in _DEPRECATION_WARNED:
+        import warnings
+
+        _DEPRECATION_WARNED.add(name)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def torch_cholesky(a: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """torch.cholesky / Tensor.cholesky (deprecated in favour of linalg.cholesky, with torch's warning once):
+    L, or U = L^H with ``upper`` (CholeskyBackward0).
+
+    Raises:
+        RuntimeError: fewer than 2 dims, non-square or non-float input; LinAlgError: not positive-definite.
+    """
+    _warn_deprecated("cholesky", (
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+        "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+        "will produce equivalent results for all valid (symmetric positive definite) inputs. (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)"))
+    _check_matrix(a, "cholesky")
+    return apply(CholeskyBackward0, (a,), (upper,))
 
 
 def cholesky_ex(a: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
@@ -784,6 +823,17 @@ def qr(a: Tensor, mode: str = "reduced"):
     _check_matrix(a, "linalg.qr", square=False)
     return _returned("linalg_qr", ("Q", "R"), _apply_saving_outputs(LinalgQrBackward0, (a,), (mode,),
                                                                       check_inputs=False))
+
+
+def torch_qr(a: Tensor, some: bool = True, *, out=None):
+    """torch.qr / Tensor.qr (deprecated in favour of linalg.qr, with torch's warning once): linalg.qr with mode
+    'reduced' (``some``) or 'complete', as ``torch.return_types.qr``."""
+    _warn_deprecated("qr", (
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\nThe "
+        "boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+        "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered internally "
+        "at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)"))
+    return _returned("qr", ("Q", "R"), qr(a, "reduced" if some else "complete"))
 
 
 def _check_gauge(imag_part, other, message: str) -> None:
@@ -1116,12 +1166,15 @@ class LinalgPinvBackward0(Op):
         )
 
 
-def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
-    """Moore-Penrose pseudo-inverse of (..., m, n) -> (..., n, m), real or complex.
+def pinv(a: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """Moore-Penrose pseudo-inverse of (..., m, n) -> (..., n, m), real or complex. ``rcond`` (torch's
+    positional form, ``linalg.pinv(A, rcond, hermitian)``) is rtol.
 
     Raises:
         RuntimeError: fewer than 2 dims or non-float input.
     """
+    if rcond is not None:
+        rtol = rcond
     d = a._data
     if d.ndim < 2 or d.dtype.kind not in "fc":
         dims = ", ".join(map(str, d.shape))
@@ -1129,12 +1182,21 @@ def pinv(a: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
             f"linalg.pinv({_type_name(d.dtype)}{{[{dims}]}}): expected a tensor with 2 or more dimensions of float, "
             "double, cfloat or cdouble types"
         )
-    atol_v = 0.0 if atol is None else float(atol)
+    atol_v = 0.0 if atol is None else _tolerance(atol)
     if rtol is None:
-        rtol_v = float(xp.finfo(d.dtype).eps) * max(d.shape[-2:]) if (atol is None or atol_v <= 0) else 0.0
+        eps = float(xp.finfo(d.dtype).eps) * max(d.shape[-2:])
+        rtol_v = eps if atol is None else xp.where(xp.asarray(atol_v) <= 0, eps, 0.0)
     else:
-        rtol_v = float(rtol)
+        rtol_v = _tolerance(rtol)
     return apply(LinalgPinvBackward0, (a,), (atol_v, rtol_v, hermitian))
+
+
+def _tolerance(v):
+    """An atol / rtol: a number, or a tensor broadcast over the batch (its array, with a trailing axis for the
+    singular values)."""
+    if isinstance(v, Tensor):
+        return v._data[..., None] if v._data.ndim else float(v._data)
+    return float(v)
 
 
 def pinverse(a: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -1184,11 +1246,18 @@ def matrix_power(a: Tensor, n: int) -> Tensor:
     return result
 
 
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
+    """torch.linalg.diagonal: torch.diagonal with the last two dims as defaults (DiagonalBackward0)."""
+    return A.diagonal(offset, dim1, dim2)
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``), to Tensor (``Tensor.<name>``)
 # and to dyngrad.linalg; __init__.py, _tensor_methods.py and linalg.py merge these at import.
 
 EXPORTS: dict = {
+    "cholesky": torch_cholesky,
+    "qr": torch_qr,
     "trace": trace,
     "cross": cross,
     "inverse": inv,
@@ -1200,6 +1269,8 @@ EXPORTS: dict = {
     "svd": torch_svd,
 }
 TENSOR_METHODS: dict = {
+    "cholesky": torch_cholesky,
+    "qr": torch_qr,
     "trace": trace,
     "cross": cross,
     "inverse": inv,
@@ -1223,6 +1294,7 @@ LINALG_EXPORTS: dict = {  # dyngrad.linalg.<name>
     "cholesky_ex": cholesky_ex,
     "eig": eig,
     "eigvals": eigvals,
+    "diagonal": linalg_diagonal,
     "qr": qr,
     "eigh": eigh,
     "eigvalsh": eigvalsh,

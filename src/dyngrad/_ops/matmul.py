@@ -193,6 +193,25 @@ def vdot(a: Tensor, b: Tensor) -> Tensor:
     return apply(VdotBackward0, (a, b))
 
 
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """torch.linalg.vecdot: sum(x.conj() * y) over ``dim`` (x, y broadcast), composed as torch: vdot for two
+    1-D tensors (VdotBackward0), else a product and a sum (SumBackward1).
+
+    Raises:
+        RuntimeError: a non-float x, or x and y of different dtypes (torch's texts); broadcast errors.
+    """
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {_type_name(x._data.dtype)} "
+            f"and y of type {_type_name(y._data.dtype)} instead"
+        )
+    if x._data.ndim == 1 and y._data.ndim == 1:
+        return vdot(x, y)
+    return (conj(x) * y).sum(dim)
+
+
 def inner(a: Tensor, b: Tensor) -> Tensor:
     """torch.inner: sums over the last dims, result shape a.shape[:-1] + b.shape[:-1]; a 0-d operand
     multiplies. A composite as torch's (a matrix product under a ViewBackward0)."""
@@ -722,12 +741,18 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     w2 = [_wrap_dim(d, b._data.ndim) for d in d2]
     csize = 1
     for x, y, o1, o2 in zip(w1, w2, d1, d2):
-        if sa[x] != sb[y]:
+        if sb[y] == 1:  # a size-1 dim broadcasts: its partner is summed right away, as torch
+            a = a.sum(x, keepdim=True)
+        elif sa[x] == 1:
+            b = b.sum(y, keepdim=True)
+        elif sa[x] != sb[y]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {sa[x]} in dim {o1} and second has size "
                 f"{sb[y]} in dim {o2}"
             )
-        csize *= sa[x]
+        else:
+            csize *= sa[x]
+    sa, sb = a._data.shape, b._data.shape
     free1 = [i for i in range(a._data.ndim) if i not in w1]
     free2 = [i for i in range(b._data.ndim) if i not in w2]
     m, n = _prod([sa[i] for i in free1]), _prod([sb[i] for i in free2])
@@ -1025,5 +1050,6 @@ TENSOR_METHODS: dict = {
 }
 LINALG_EXPORTS: dict = {  # dyngrad.linalg.<name>
     "matmul": matmul,
+    "vecdot": vecdot,
 }
 FUNCTIONAL_EXPORTS: dict = {}  # dyngrad.nn.functional.<name>
