@@ -550,3 +550,42 @@ ROWS += [
            params=lambda d, s: {"some": s[0][-2] > s[0][-1] or d.draw(st.booleans()),
                                 "which": d.draw(st.sampled_from([0, 1]))}, covers=("LinalgQrBackward0",), **C),
 ]
+
+
+@st.composite
+def _triangular_shapes(draw):
+    """A (*a, n, n) and B (*b, n, k) or (*b, k, n) (for X A = B), batch dims broadcasting."""
+    n, k = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    pair = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    b = (n, k) if draw(st.booleans()) else (k, n)
+    return (tuple(pair.input_shapes[0]) + (n, n), tuple(pair.input_shapes[1]) + b)
+
+
+def _triangular_params(data, shapes):
+    n, b = shapes[0][-1], shapes[1]
+    left = b[-2] == n and (b[-1] != n or data.draw(st.booleans()))
+    return {"upper": data.draw(st.booleans()), "left": left, "unitriangular": data.draw(st.booleans())}
+
+
+_SOLVE_TRIANGULAR_ERRORS = {
+    "upper_missing": lambda lib, a, b: lib.linalg.solve_triangular(a, b),
+    "upper_by_position": lambda lib, a, b: lib.linalg.solve_triangular(a, b, True),
+    "vector_a": lambda lib, a, b: lib.linalg.solve_triangular(a[0], b, upper=True),
+    "vector_b": lambda lib, a, b: lib.linalg.solve_triangular(a, b[:, 0], upper=True),
+    "not_square": lambda lib, a, b: lib.linalg.solve_triangular(a[:, :2], b, upper=True),
+    "rows": lambda lib, a, b: lib.linalg.solve_triangular(a, b[:2], upper=True),
+    "columns": lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True, left=False),
+    "batch": lambda lib, a, b: lib.linalg.solve_triangular(a.expand(2, 3, 3), b.expand(4, 3, 2), upper=True),
+    "integer": lambda lib, a, b: lib.linalg.solve_triangular(a.long(), b.long(), upper=True),
+    "singular": lambda lib, a, b: lib.linalg.solve_triangular(a * 0, b, upper=False),
+}
+
+
+ROWS += [
+    OpInfo("solve_triangular_errors", lambda lib, a, b, case: _SOLVE_TRIANGULAR_ERRORS[case](lib, a, b),
+           fixed((3, 3), (3, 2)), params=lambda d, s: {"case": d.draw(st.sampled_from(sorted(_SOLVE_TRIANGULAR_ERRORS)))},
+           covers=(), differentiable=False, **C),
+    OpInfo("solve_triangular", lambda lib, a, b, upper, left, unitriangular: lib.linalg.solve_triangular(
+        _well(lib, a), b, upper=upper, left=left, unitriangular=unitriangular), _triangular_shapes(),
+           params=_triangular_params, covers=("LinalgSolveTriangularBackward0",), **C),
+]

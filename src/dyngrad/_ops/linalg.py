@@ -587,6 +587,100 @@ def solve_ex(a: Tensor, b: Tensor, *, left: bool = True, check_errors: bool = Fa
     return _returned("linalg_solve_ex", ("result", "info"), (_solved(a, b, vector, left, False), wrap(info)))
 
 
+def _triangular_substitution(t, b, upper: bool):
+    """X with T X = B by substitution, row by row (T (..., n, n) triangular, B (..., n, k), batch dims
+    broadcast): LAPACK trsm's result; a zero diagonal gives its inf / nan (nan + nan j for complex)."""
+    n = t.shape[-1]
+    batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t = xp.broadcast_to(t, batch + t.shape[-2:])
+    x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=t.dtype)
+    with xp.errstate(all="ignore"):
+        for i in range(n - 1, -1, -1) if upper else range(n):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            row = x[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
+            d = t[..., i, i][..., None]
+            x[..., i, :] = row / d
+            if x.dtype.kind == "c":
+                x[..., i, :] = xp.where(d == 0, complex(xp.nan, xp.nan), x[..., i, :])
+    return x
+
+
+@register
+class LinalgSolveTriangularBackward0(Op):
+    """linalg.solve_triangular(A, B, upper, left=True, unitriangular=False): X with A X = B (X A = B), A's
+    upper (lower) triangle read, with ones on its diagonal for ``unitriangular``.
+
+    Gradient (FunctionsManual linalg_solve_triangular_backward): gB = A^{-H} gX (left) or gX A^{-H}
+    (right), a triangular solve with the opposite triangle; gA = -gB X^H (left) or -X^H gB (right), kept
+    to A's triangle (without the diagonal for ``unitriangular``).
+    """
+
+    save_inputs = True
+    save_result = True
+    complex_grad = True
+
+    @staticmethod
+    def forward(a, b, upper, left, unitriangular):
+        t = xp.triu(a) if upper else xp.tril(a)
+        if unitriangular:
+            t = t.copy()
+            idx = xp.arange(t.shape[-1])
+            t[..., idx, idx] = 1
+        if left:
+            return _triangular_substitution(t, b, upper)
+        # X A = B  <=>  A^T X^T = B^T, the other triangle
+        return xp.swapaxes(_triangular_substitution(xp.swapaxes(t, -1, -2), xp.swapaxes(b, -1, -2), not upper),
+                           -1, -2)
+
+    def backward(self, g):
+        a = self.saved()[0]
+        upper, left, unitriangular = self._params
+        x = self.saved_result()
+        gb = apply(LinalgSolveTriangularBackward0, (a.mH, g), (not upper, left, unitriangular))
+        ga = None
+        if self.needs_input_grad(0):
+            ga = -matmul(gb, x.mH) if left else -matmul(x.mH, gb)
+            ga = ga.triu(int(unitriangular)) if upper else ga.tril(-int(unitriangular))
+        return ga, (gb if self.needs_input_grad(1) else None)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *args, upper=None, left: bool = True, unitriangular: bool = False,  # noqa: N803
+                     out=None) -> Tensor:
+    """torch.linalg.solve_triangular: X with A X = B (``left``) or X A = B for triangular A (..., n, n) and
+    B (..., n, k) (batch dims broadcast), real or complex; ``upper`` (keyword, required) names A's triangle.
+
+    Raises:
+        TypeError: ``upper`` missing or passed by position (torch's texts).
+        RuntimeError: fewer than 2 dims, non-square A, incompatible shapes (torch's texts);
+            NotImplementedError for integer and half tensors.
+    """
+    if args:
+        raise TypeError(f"linalg_solve_triangular() takes from {2 + len(args)} to 2 positional arguments but "
+                        f"{2 + len(args)} were given")
+    if upper is None:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    for name, t in (("A", A), ("B", B)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {name} must have at least 2 dimensions.")
+    ad, bd = A._data, B._data
+    if ad.shape[-1] != ad.shape[-2]:
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but they are "
+                           f"{ad.shape[-2]} by {ad.shape[-1]} matrices")
+    n = ad.shape[-1]
+    if (bd.shape[-2] if left else bd.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {bd.shape[-2]}x{bd.shape[-1]})")
+    try:
+        xp.broadcast_shapes(bd.shape[:-2], ad.shape[:-2])
+    except ValueError:
+        raise RuntimeError(_broadcast_error(bd.shape[:-2], ad.shape[:-2])) from None
+    if ad.dtype.kind not in "fc" or ad.dtype == xp.float16:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_type_name(ad.dtype)}'")
+    if bd.dtype != ad.dtype:  # (torch solves in A's dtype)
+        B = B.to(A.dtype)
+    return apply(LinalgSolveTriangularBackward0, (A, B), (bool(upper), bool(left), bool(unitriangular)))
+
+
 # ================================================================== decompositions
 
 
@@ -1290,6 +1384,7 @@ LINALG_EXPORTS: dict = {  # dyngrad.linalg.<name>
     "slogdet": slogdet,
     "solve": solve,
     "solve_ex": solve_ex,
+    "solve_triangular": solve_triangular,
     "cholesky": cholesky,
     "cholesky_ex": cholesky_ex,
     "eig": eig,
