@@ -257,3 +257,32 @@ def _named_linalg_error(lib, fn):
         return fn(lib)
     except lib.linalg.LinAlgError as e:
         raise RuntimeError(f"{type(e).__name__}: {e}") from None
+
+
+# ------------------------------------------------------------------ recurrent layers with complex parameters
+
+
+def _recurrent(lib, cls, array):
+    """A torch.nn recurrent layer of fixed parameters, cast to complex64, on ``array``; its output and the
+    gradients of its parameters for a real loss."""
+    import warnings
+
+    layer = getattr(lib.nn, cls)(3, 4)
+    with lib.no_grad():
+        for i, p in enumerate(layer.parameters()):
+            p.copy_(lib.from_numpy((np.random.default_rng(i).standard_normal(tuple(p.shape)) * 0.3).astype("float32")))
+    with warnings.catch_warnings():  # torch's "Complex modules are a new feature" (checked elsewhere, if at all)
+        warnings.simplefilter("ignore")
+        layer = layer.to(lib.complex64)
+    x = lib.from_numpy(array.copy())
+    out = layer(x[0] if "Cell" in cls else x)
+    out = out[0] if isinstance(out, tuple) else out
+    out.abs().sum().backward()
+    return (out.detach(),) + tuple(p.grad for p in layer.parameters())
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"])
+def test_recurrent_layers_with_complex_parameters_match_torch(cls) -> None:
+    array = _complex((2, 1, 3), "complex64", 5)
+    for d, t in zip(_recurrent(dyngrad, cls, array), _recurrent(torch, cls, array)):
+        assert_same_tensor(d, t)
