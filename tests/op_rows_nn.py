@@ -1,4 +1,5 @@
-"""Rows for the neural-net kernels (src/dyngrad/_ops/nn_kernels.py): dyngrad.nn.functional vs torch.nn.functional.
+"""Rows for the neural-net kernels (src/dyngrad/_ops/nn_kernels.py, conv.py, pooling.py,
+normalization.py, loss.py, embedding.py, sampling.py, distance.py, rnn.py): dyngrad.nn.functional vs torch.nn.functional.
 
 Integer arguments (class targets, indices) are drawn as parameters and built inside the
 row's function with ``lib.tensor``; float side inputs that torch does not differentiate
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from op_table import OpInfo, fixed, one_shape
+from op_table import C, OpInfo, fixed, one_shape
 
 
 def F(lib):
@@ -398,7 +399,7 @@ ROWS: list[OpInfo] = [
     # ---- linear
     OpInfo("linear", _linear, _linear_shapes(),
            covers=("AddmmBackward0", "MmBackward0", "ViewBackward0", "UnsafeViewBackward0", "AddBackward0",
-                   "TBackward0")),
+                   "TBackward0"), **C),
     # ---- classification losses
     OpInfo("nll_loss", _nll, _class_shapes(), covers=("NllLossBackward0", "NllLoss2DBackward0"),
            params=_class_params),
@@ -427,16 +428,16 @@ ROWS: list[OpInfo] = [
            params=lambda d, s: {"reduction": d.draw(REDUCTIONS), "delta": d.draw(st.sampled_from([1.0, 0.5, 2.0]))}),
     # ---- convolution
     OpInfo("conv2d", _conv2d, _conv_shapes(), covers=("ConvolutionBackward0", "Im2ColBackward0", "Col2ImBackward0"),
-           params=_conv_params),
-    OpInfo("conv1d", _conv1d, _conv_shapes(nd=1), covers=("ConvolutionBackward0",), params=_conv_params),
+           params=_conv_params, **C),
+    OpInfo("conv1d", _conv1d, _conv_shapes(nd=1), covers=("ConvolutionBackward0",), params=_conv_params, **C),
     OpInfo("conv_transpose2d", _conv_transpose2d, _conv_shapes(transposed=True), covers=("ConvolutionBackward0",),
-           params=lambda d, s: _conv_params(d, s, transposed=True)),
+           params=lambda d, s: _conv_params(d, s, transposed=True), **C),
     OpInfo("conv2d_unbatched", lambda lib, x, w: F(lib).conv2d(x, w, padding=1), fixed((2, 3, 3), (1, 2, 2, 2)),
-           covers=("ConvolutionBackward0", "SqueezeBackward1", "UnsqueezeBackward0")),
+           covers=("ConvolutionBackward0", "SqueezeBackward1", "UnsqueezeBackward0"), **C),
     OpInfo("unfold", lambda lib, x, **kw: F(lib).unfold(x, **kw), fixed((2, 2, 4, 3)), covers=("Im2ColBackward0",),
-           params=_unfold_params),
+           params=_unfold_params, **C),
     OpInfo("fold", lambda lib, x: F(lib).fold(x, (4, 3), 2, padding=1), fixed((2, 8, 20)),
-           covers=("Col2ImBackward0",)),
+           covers=("Col2ImBackward0",), **C),
     OpInfo("fold_error", lambda lib, x: F(lib).fold(x, (4, 3), 2, padding=1), fixed((2, 8, 12)), covers=()),
     # ---- pooling
     OpInfo("max_pool2d", lambda lib, x, **kw: F(lib).max_pool2d(x, **kw), _image(),
@@ -474,8 +475,8 @@ ROWS: list[OpInfo] = [
            covers=("EmbeddingBackward0",), params=lambda d, s: dict(_emb_params(d, s), by_freq=True), gradcheck=False),
     # ---- dropout
     OpInfo("dropout_p0_eval", lambda lib, x, p, training: F(lib).dropout(x, p, training), covers=(),
-           params=_dropout_identity_params),
-    OpInfo("dropout_p1", lambda lib, x: F(lib).dropout(x, 1.0), covers=("MulBackward0",)),
+           params=_dropout_identity_params, **C),
+    OpInfo("dropout_p1", lambda lib, x: F(lib).dropout(x, 1.0), covers=("MulBackward0",), **C),
     OpInfo("dropout_mask_scale", _dropout_identity, one_shape(min_side=1), covers=("MulBackward0",),
            params=lambda d, s: {"p": d.draw(st.sampled_from([0.2, 0.5, 0.9]))}),
     OpInfo("dropout_statistics", _dropout_statistics, fixed((1,)), covers=(), differentiable=False,
@@ -498,7 +499,7 @@ ROWS: list[OpInfo] = [
     # norms over one element are |x|: their second derivative is 0 up to rounding, so the last dim has 2 or more
     OpInfo("pairwise_distance", lambda lib, x, y, p, keepdim: F(lib).pairwise_distance(x, y, p, keepdim=keepdim),
            one_shape(min_dims=1, min_side=2).map(lambda s: (s[0], s[0])), covers=("NormBackward1", "AddBackward0", "SubBackward0"),
-           params=lambda d, s: {"p": d.draw(st.sampled_from([2.0, 1.5, 3.0])), "keepdim": d.draw(st.booleans())}),
+           params=lambda d, s: {"p": d.draw(st.sampled_from([2.0, 1.5, 3.0])), "keepdim": d.draw(st.booleans())}, **C),
     OpInfo("cosine_similarity", lambda lib, x, y, dim: F(lib).cosine_similarity(x, y, dim),
            one_shape(min_dims=1, min_side=2).map(lambda s: (s[0], s[0])), covers=("SumBackward1", "NormBackward1",
                                                                                     "CloneBackward0"),
@@ -506,7 +507,7 @@ ROWS: list[OpInfo] = [
     OpInfo("normalize", lambda lib, x, p, dim: F(lib).normalize(x, p, dim), one_shape(min_dims=1, min_side=2),
            covers=("DivBackward0", "ExpandBackward0", "NormBackward1", "WhereBackward0"),
            params=lambda d, s: {"p": d.draw(st.sampled_from([2.0, 1.5])), "dim": d.draw(st.integers(-len(s[0]),
-                                                                                                  len(s[0]) - 1))}),
+                                                                                                  len(s[0]) - 1))}, **C),
     # ---- binary and divergence losses
     OpInfo("binary_cross_entropy", _bce, _same_shape_pair(), covers=("BinaryCrossEntropyBackward0",),
            params=_bce_params),

@@ -61,7 +61,7 @@ from ._dtype import (
 from ._dtype import set_default_dtype as _set_default_dtype
 from ._ops.comparison import eq, ge, gt, le, logical_not, lt, ne
 from ._ops.indexing import getitem as _getitem  # noqa: F401
-from ._ops.linalg import bmm, dot, matmul, mm, mv
+from ._ops.matmul import bmm, dot, matmul, mm, mv
 from ._ops.pointwise import (
     abs,
     absolute,

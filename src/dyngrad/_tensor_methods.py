@@ -10,16 +10,25 @@ import types
 
 from ._ops import (
     bessel,
+    conv,
+    distance,
+    embedding,
     fft,
     indexing,
     indexing_extra,
     inplace,
     linalg,
+    loss,
+    matmul,
     nn_kernels,
+    normalization,
+    norms,
     polynomials,
+    pooling,
     random_ops,
     reduction,
     rnn,
+    sampling,
     shape,
     sorting,
     special_ops,
@@ -116,13 +125,13 @@ def _invert(self):
 def _matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
-    return linalg.matmul(self, other)
+    return matmul.matmul(self, other)
 
 
 def _rmatmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
-    return linalg.matmul(other, self)
+    return matmul.matmul(other, self)
 
 
 _T_WARNED: set = set()  # torch warns about .T once per process (TORCH_WARN_ONCE)
@@ -354,11 +363,11 @@ METHODS = {
     "bool": _type_cast("bool"),
     "byte": _type_cast("uint8"),
     "cpu": _cpu,
-    "matmul": linalg.matmul,
-    "mm": linalg.mm,
-    "mv": linalg.mv,
-    "bmm": linalg.bmm,
-    "dot": linalg.dot,
+    "matmul": matmul.matmul,
+    "mm": matmul.mm,
+    "mv": matmul.mv,
+    "bmm": matmul.bmm,
+    "dot": matmul.dot,
     "new_tensor": _new_tensor,
     "new_zeros": _new_zeros,
     "new_ones": _new_ones,
@@ -390,8 +399,9 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
 FAMILIES = (
-    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, linalg, nn_kernels, rnn, random_ops, cplx, bessel,
-    polynomials, fft, spectral, special_ops,
+    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
+    pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
+    special_ops,
 )
 
 
