@@ -548,6 +548,11 @@ def _solve_checks(a: Tensor, b: Tensor, left: bool, fname: str = "linalg.solve")
         xp.broadcast_shapes(ad.shape[:-2], bd.shape[:-1] if vector else bd.shape[:-2])
     except ValueError:
         raise RuntimeError(_broadcast_error(bd.shape[:-1] if vector else bd.shape[:-2], ad.shape[:-2])) from None
+    if vector and not left:
+        raise RuntimeError(
+            "linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. In this case "
+            "linalg.solve is equivalent to B / A.squeeze(-1)"
+        )
     return vector
 
 
