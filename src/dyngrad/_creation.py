@@ -740,6 +740,9 @@ class Generator:
         self._rng = xp.random.default_rng()
         self._seed = None
 
+    def __repr__(self) -> str:  # as torch's C class prints
+        return f"<torch._C.Generator object at {id(self):#x}>"
+
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
         self._rng = xp.random.default_rng(self._seed)

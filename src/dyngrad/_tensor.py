@@ -73,6 +73,11 @@ class Size(tuple):
         return n
 
 
+# Python's own messages name a class by __name__ ("'Size' object is not callable"); torch's Size is a C
+# type named "torch.Size". __qualname__ stays "Size", which is what pickle and reprs of the class use.
+Size.__name__ = "torch.Size"
+
+
 def _tp_name(obj) -> str:
     """The type name CPython's C API (and so torch's messages) prints: ``numpy.float32``, but ``list``, ``Tensor``."""
     tp = type(obj)
