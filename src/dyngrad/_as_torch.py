@@ -27,6 +27,16 @@ def _target(fullname: str) -> str | None:
     return None
 
 
+def _namespace_attribute(name: str):
+    """``dyngrad.backends.cudnn`` when it is an attribute (a SimpleNamespace) of an imported package."""
+    import types
+
+    parent_name, _, last = name.rpartition(".")
+    parent = sys.modules.get(parent_name)
+    candidate = getattr(parent, last, None) if parent is not None else None
+    return candidate if isinstance(candidate, types.SimpleNamespace) else None
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Hands the import system the already-imported dyngrad module instead of creating one."""
 
@@ -54,6 +64,9 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:
+            namespace = _namespace_attribute(name)
+            if namespace is not None:  # torch.backends.cudnn: a namespace object in dyngrad, a module in torch
+                return importlib.machinery.ModuleSpec(fullname, _AliasLoader(namespace))
             if e.name is not None and (e.name == name or name.startswith(e.name + ".")):
                 raise ModuleNotFoundError(
                     f"No module named '{fullname}': dyngrad, running in place of torch, does not provide "
