@@ -115,6 +115,11 @@ from . import backends, cuda, optim, utils  # noqa: E402
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
 from ._as_torch import install_as_torch  # noqa: E402
+from ._runtime import (  # noqa: E402  (the switches scripts set in their first lines)
+    are_deterministic_algorithms_enabled, autocast, get_default_device, get_float32_matmul_precision,
+    get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_default_device,
+    set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms,
+)
 
 _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
