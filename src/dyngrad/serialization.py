@@ -46,6 +46,7 @@ import numpy as np
 from . import _dtype, _torch_pickle
 from ._torch_pickle import StorageType, TorchPickler, TypedStorage, UntypedStorage
 from ._weights_only import (
+    UNSAFE_MESSAGE,
     WeightsOnlyUnpickler,
     add_safe_globals,
     clear_safe_globals,
@@ -473,8 +474,7 @@ def _load_legacy(opened, name, restore, weights_only, pickle_module, pickle_load
     if is_tar:
         if weights_only:
             raise RuntimeError(
-                "Cannot use ``weights_only=True`` with files saved in the legacy .tar format. "
-                + _weights_only_unsafe()
+                "Cannot use ``weights_only=True`` with files saved in the legacy .tar format. " + UNSAFE_MESSAGE
             )
         raise RuntimeError(f"dyngrad.load: {name} is in torch's pre-1.0 .tar format, which dyngrad does not read")
 
@@ -538,12 +538,6 @@ def _load_legacy(opened, name, restore, weights_only, pickle_module, pickle_load
     result = _unpickle(opened, persistent_load, weights_only, pickle_module, pickle_load_args)
     opened.seek(end)
     return result
-
-
-def _weights_only_unsafe() -> str:
-    from ._weights_only import UNSAFE_MESSAGE
-
-    return UNSAFE_MESSAGE
 
 
 # ---------------------------------------------------------------------------- inspection
