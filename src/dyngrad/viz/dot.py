@@ -53,11 +53,11 @@ def to_dot(root, names: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-_INSTALL_DOT = (
-    "drawing needs Graphviz's `dot` program, which is not installed: apt-get install graphviz (Debian/Ubuntu), "
-    "brew install graphviz (macOS), conda install graphviz, or https://graphviz.org/download/. Without it, "
-    "graph.render('graph.dot') writes the DOT text and dyngrad.viz.show() prints the graph as text"
-)
+_HOW_TO_INSTALL_DOT = ("apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS), conda install "
+                       "graphviz, or https://graphviz.org/download/")
+_WITHOUT_IT = ("Without it, graph.render('graph.dot') writes the DOT text and dyngrad.viz.show() prints the graph "
+               "as text")
+_INSTALL_DOT = f"drawing needs Graphviz's `dot` program, which is not installed: {_HOW_TO_INSTALL_DOT}. {_WITHOUT_IT}"
 _TEXT_FORMATS = ("dot", "gv")  # written from the DOT source; no Graphviz needed
 
 
@@ -85,8 +85,8 @@ class Graph:
             import graphviz
         except ImportError as e:  # an extra, not a runtime dependency
             raise ImportError(
-                "drawing needs the graphviz Python package: pip install 'dyngrad[viz]' (or pip install graphviz); "
-                + _INSTALL_DOT[0].lower() + _INSTALL_DOT[1:]
+                "drawing needs the graphviz Python package: pip install 'dyngrad[viz]' (or pip install graphviz), "
+                f"and Graphviz's `dot` program ({_HOW_TO_INSTALL_DOT}). {_WITHOUT_IT}"
             ) from e
         return graphviz.Source(self.source)
 
