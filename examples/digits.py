@@ -11,7 +11,9 @@ The data is scikit-learn's bundled ``load_digits`` (1,797 8x8 grey-scale images
 of the digits 0-9; no download). A fixed-seed, stratified quarter is held out
 for testing. The script shows a tqdm bar over the epochs, prints the mean
 training loss and held-out accuracy of each epoch, the final test accuracy
-(about 98%), and saves the loss and accuracy curves as a PNG.
+(about 98%), and saves the loss and accuracy curves as a PNG (by default
+``digits_curves.png`` in the folder ``autograd-examples`` of the system temp folder; ``--plot PATH``
+chooses the file).
 
 (examples/digits_raw.py is the same task done with raw tensors, a hand-written
 cross-entropy and a manual SGD step.)
@@ -26,6 +28,8 @@ Run it with::
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from collections.abc import Sequence
 
 import matplotlib
@@ -46,6 +50,11 @@ DataLoader = torch.utils.data.DataLoader
 TensorDataset = torch.utils.data.TensorDataset
 
 N_CLASSES = 10
+
+
+# Outputs go to the system temp folder unless --plot says otherwise: running an example never
+# writes into the repository, and each example has a file name of its own.
+DEFAULT_PLOT = os.path.join(tempfile.gettempdir(), "autograd-examples", "digits_curves.png")
 
 
 def load_data(seed: int, test_size: float = 0.25) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -205,7 +214,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--seed", type=int, default=0, help="seed of the weights, split and shuffling (default: %(default)s)"
     )
     parser.add_argument(
-        "--plot", default="digits_loss.png", help="PNG file for the loss/accuracy curves (default: %(default)s)"
+        "--plot", default=DEFAULT_PLOT, help="PNG file for the loss/accuracy curves (default: %(default)s)"
     )
     return parser.parse_args(argv)
 
@@ -230,6 +239,7 @@ def main(argv: Sequence[str] | None = None) -> float:
     losses, accuracies = train(model, loader, x_test, y_test, epochs=args.epochs, lr=args.lr)
     acc = accuracy(model, x_test, y_test)
     print(f"test accuracy: {acc:.2%} ({x_test.shape[0]} held-out images)")
+    os.makedirs(os.path.dirname(os.path.abspath(args.plot)), exist_ok=True)
     plot_curves(losses, accuracies, args.plot)
     print(f"training curves saved to {args.plot}")
     return acc

@@ -9,7 +9,9 @@ and the same file trains with PyTorch (tests/test_examples.py checks both).
 The data is scikit-learn's bundled ``load_digits`` (1,797 8x8 grey-scale images
 of the digits 0-9; no download). A fixed-seed quarter is held out for testing.
 The script prints the mean training loss of each epoch and the held-out test
-accuracy at the end (about 97%), and saves the loss curve as a PNG.
+accuracy at the end (about 97%), and saves the loss curve as a PNG (by default
+``digits_raw_loss.png`` in the folder ``autograd-examples`` of the system temp folder; ``--plot PATH``
+chooses the file).
 
 Run it with::
 
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import tempfile
 from collections.abc import Sequence
 
 import matplotlib
@@ -36,6 +40,11 @@ from tqdm import tqdm  # noqa: E402
 import dyngrad as torch  # noqa: E402 - swap for ``import torch`` to run the very same code on PyTorch
 
 N_CLASSES = 10
+
+
+# Outputs go to the system temp folder unless --plot says otherwise: running an example never
+# writes into the repository, and each example has a file name of its own.
+DEFAULT_PLOT = os.path.join(tempfile.gettempdir(), "autograd-examples", "digits_raw_loss.png")
 
 
 def load_data(seed: int, test_size: float = 0.25) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -229,7 +238,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the weights, split and shuffling (default: %(default)s)"
     )
-    parser.add_argument("--plot", default="digits_loss.png", help="PNG file for the loss curve (default: %(default)s)")
+    parser.add_argument(
+        "--plot", default=DEFAULT_PLOT, help="PNG file for the loss curve (default: %(default)s)"
+    )
     return parser.parse_args(argv)
 
 
@@ -249,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> float:
     losses = train(params, x_train, y_train, epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, seed=args.seed)
     acc = accuracy(params, x_test, y_test)
     print(f"test accuracy: {acc:.2%} ({x_test.shape[0]} held-out images)")
+    os.makedirs(os.path.dirname(os.path.abspath(args.plot)), exist_ok=True)
     plot_losses(losses, args.plot)
     print(f"loss curve saved to {args.plot}")
     return acc

@@ -1,21 +1,24 @@
-"""Draw the autograd graph of the digits model (examples/digits_raw.py) to graph.svg.
+"""Draw the autograd graph of the digits model (examples/digits_raw.py).
 
 Shows dyngrad.viz on a real model: the text tree of the loss's grad_fn graph, the
-backward pass step by step, and the picture (SVG through Graphviz when the
-``graphviz`` package and the ``dot`` program are installed; otherwise the DOT text
-is written to graph.dot).
+backward pass step by step, and the picture, in the format of ``--out``'s extension
+(.svg, .png, .pdf, ...; rendered by Graphviz: the ``graphviz`` package and the ``dot``
+program). Without ``dot``, the DOT text is written beside it (``.dot``) and the
+message says what to install. By default the picture goes to
+``autograd-examples/draw_graph.svg`` in the system temp folder.
 
 Run it with::
 
-    python examples/draw_graph.py            # writes graph.svg (or graph.dot)
-    python examples/draw_graph.py --out /tmp/g.svg
+    python examples/draw_graph.py
+    python examples/draw_graph.py --out graph.png
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,12 +29,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # to reuse the demo's 
 import digits_raw as digits  # noqa: E402
 
 
-def main(argv: Sequence[str] | None = None) -> str:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="graph.svg", help="where to write the picture (.svg or .png)")
+    parser.add_argument(
+        "--out",
+        default=os.path.join(tempfile.gettempdir(), "autograd-examples", "draw_graph.svg"),
+        help="where to write the picture; its extension (.svg, .png, .pdf) is the format (default: %(default)s)",
+    )
     parser.add_argument("--batch", type=int, default=8, help="images in the batch drawn")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def main(argv: Sequence[str] | None = None) -> str:
+    args = parse_args(argv)
     torch.manual_seed(0)
     x_train, y_train, _, _ = digits.load_data(seed=0)
     params = digits.init_params(64, 32, 10)
@@ -44,15 +54,12 @@ def main(argv: Sequence[str] | None = None) -> str:
 
     graph = viz.draw(loss, names=names)
     out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if shutil.which("dot") is None:
-            raise ImportError("the dot program is not installed")
-        graph.render(str(out), format=out.suffix.lstrip(".") or "svg")
-        written = str(out)
-    except ImportError as e:
-        written = str(out.with_suffix(".dot"))
-        Path(written).write_text(graph.source)
-        print(f"\n({e}; wrote the DOT text instead: render it with `dot -Tsvg {written}`)")
+        written = graph.render(str(out))
+    except (ImportError, RuntimeError) as e:  # no graphviz package or no dot program: the message says which
+        written = graph.render(str(out.with_suffix(".dot")))
+        print(f"\n({e})\nWrote the DOT text instead; with Graphviz installed, `dot -Tsvg {written}` draws it.")
 
     print("\nThe backward pass, step by step:")
     with viz.record_backward(names=names) as record:

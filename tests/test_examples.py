@@ -146,6 +146,23 @@ def test_draw_graph_example_writes_the_digits_model_graph(tmp_path, capsys) -> N
         assert written.endswith(".dot") and text.startswith("digraph")
 
 
+def test_examples_write_outside_the_repository_under_names_of_their_own() -> None:
+    """Default outputs: distinct files in the system temp folder, never in the checkout."""
+    import tempfile
+
+    defaults = []
+    for path in (DIGITS_CNN, DIGITS, EXAMPLES / "draw_graph.py"):
+        spec = importlib.util.spec_from_file_location(f"defaults_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        args = module.parse_args([])
+        defaults.append(Path(getattr(args, "plot", None) or args.out))
+    assert len(set(defaults)) == len(defaults) == 3
+    for path in defaults:
+        assert path.parent == Path(tempfile.gettempdir()) / "autograd-examples"
+        assert EXAMPLES.parent not in path.parents
+
+
 def _check_cnn_run(module: types.ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> float:
     plot = tmp_path / "curves.png"
     acc = module.main([*CNN_SHORT_RUN, "--plot", str(plot)])

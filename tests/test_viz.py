@@ -114,9 +114,29 @@ def test_render_svg_and_png(tmp_path) -> None:
     svg = graph.render(str(tmp_path / "g.svg"))
     text = open(svg).read()
     assert text.lstrip().startswith("<?xml") and "SumBackward0" in text and "MulBackward0" in text
-    png = graph.render(str(tmp_path / "g.png"), format="png")
+    png = graph.render(str(tmp_path / "g.png"))  # the format follows the extension
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    forced = graph.render(str(tmp_path / "picture"), format="png")  # an explicit format wins
+    assert open(forced, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
     assert "<svg" in graph._repr_svg_()
+    with pytest.raises(RuntimeError, match="Graphviz cannot write the format 'nosuch'"):
+        graph.render(str(tmp_path / "g.nosuch"))
+
+
+def test_render_dot_text_needs_no_graphviz(tmp_path) -> None:
+    x, _, z = _seed_graph()
+    graph = viz.draw(z, names={"x": x})
+    assert open(graph.render(str(tmp_path / "g.dot"))).read() == viz.to_dot(z, names={"x": x})
+
+
+def test_render_without_the_dot_program_says_what_to_install(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("graphviz")
+    x, _, z = _seed_graph()
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` on the PATH
+    with pytest.raises(RuntimeError, match=r"drawing needs Graphviz's `dot` program, which is not installed: "
+                                           r"apt-get install graphviz \(Debian/Ubuntu\), brew install graphviz"):
+        viz.draw(z, names={"x": x}).render(str(tmp_path / "g.png"))
+    assert not (tmp_path / "g.png").exists()
 
 
 def test_why_no_grad_causes() -> None:

@@ -114,6 +114,12 @@ from . import fft, linalg, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
+from ._as_torch import install_as_torch  # noqa: E402
+from ._runtime import (  # noqa: E402  (the switches scripts set in their first lines)
+    are_deterministic_algorithms_enabled, autocast, get_default_device, get_float32_matmul_precision,
+    get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_default_device,
+    set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms,
+)
 
 _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
@@ -198,3 +204,11 @@ def _dtype_from(npd):
     from ._dtype import from_numpy as _fnp
 
     return _fnp(npd)
+
+
+def __getattr__(name: str):
+    """A missing top-level name: say that dyngrad lacks it (torch programs reach here as ``torch.<name>``)."""
+    raise AttributeError(
+        f"module 'dyngrad' has no attribute '{name}' (dyngrad does not provide torch.{name}; "
+        "docs/differences.md lists what is missing)"
+    )

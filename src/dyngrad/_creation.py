@@ -309,10 +309,30 @@ def _check_device(device) -> None:
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (torch.tensor).
 
+    Args:
+        data: a number, a (nested) list or tuple of numbers, a NumPy array, or a tensor (copied,
+            with torch's warning to use ``clone().detach()`` instead).
+        dtype: the element type; by default inferred as torch does (Python floats give the
+            default dtype, float32; ints give int64; bools give bool; complex numbers complex64).
+        device: only the CPU (``None``, ``"cpu"``); other devices raise torch's error.
+        requires_grad: record operations on the result for autograd (floating and complex dtypes).
+        pin_memory: accepted and ignored (CPU only).
+
+    Returns:
+        A tensor whose shape is the nesting of ``data`` (0-d for a number).
+
     Raises:
         TypeError: non-numeric data (``new(): invalid data type 'str'``).
         ValueError: ragged nested sequences.
         RuntimeError: a value that does not fit ``dtype``, or ``requires_grad=True`` on an integer or bool dtype.
+
+    Example::
+
+        >>> dyngrad.tensor([[1, 2], [3, 4]])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> dyngrad.tensor(2.5, requires_grad=True)
+        tensor(2.5000, requires_grad=True)
     """
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
@@ -739,6 +759,9 @@ class Generator:
     def __init__(self, device="cpu") -> None:
         self._rng = xp.random.default_rng()
         self._seed = None
+
+    def __repr__(self) -> str:  # as torch's C class prints
+        return f"<torch._C.Generator object at {id(self):#x}>"
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)

@@ -73,6 +73,11 @@ class Size(tuple):
         return n
 
 
+# Python's own messages name a class by __name__ ("'Size' object is not callable"); torch's Size is a C
+# type named "torch.Size". __qualname__ stays "Size", which is what pickle and reprs of the class use.
+Size.__name__ = "torch.Size"
+
+
 def _tp_name(obj) -> str:
     """The type name CPython's C API (and so torch's messages) prints: ``numpy.float32``, but ``list``, ``Tensor``."""
     tp = type(obj)
@@ -594,7 +599,36 @@ class Tensor:
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
-        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (torch.Tensor.backward)."""
+        """Run the chain rule back from this tensor and add d(self)/d(leaf) to each leaf's ``.grad`` (torch.Tensor.backward).
+
+        The graph behind ``self`` (its ``grad_fn`` and everything it leads to) is walked once, in
+        reverse order of creation; each leaf that requires grad gets the gradient added to its
+        ``.grad`` (created on first use, with the leaf's shape and dtype), so calling ``backward``
+        twice accumulates. Saved values are freed afterwards unless ``retain_graph=True``.
+
+        Args:
+            gradient: d(something)/d(self), the same shape as ``self``; may be omitted only when
+                ``self`` has one element (it is then 1).
+            retain_graph: keep the saved values so the graph can be walked again (defaults to
+                ``create_graph``).
+            create_graph: record the backward pass itself, so the gradients have a ``grad_fn``
+                and can be differentiated again (second derivatives).
+            inputs: accumulate only into these leaves (tensors or a sequence of tensors).
+
+        Raises:
+            RuntimeError: ``self`` does not require grad ("element 0 of tensors does not require grad
+                and does not have a grad_fn"), ``gradient`` is missing for a tensor of several
+                elements ("grad can be implicitly created only for scalar outputs") or has the wrong
+                shape, the graph's saved values were already freed by an earlier backward, or a
+                saved tensor was modified in place since (torch's texts).
+
+        Example::
+
+            >>> x = dyngrad.tensor([2.0, 3.0], requires_grad=True)
+            >>> (x * x).sum().backward()
+            >>> x.grad
+            tensor([4., 6.])
+        """
         from .autograd import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -119,9 +119,28 @@ def backward(
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (torch.autograd.backward).
 
+    ``backward([a, b], [ga, gb])`` is one backward pass for the sum ``(a * ga).sum() + (b * gb).sum()``:
+    the graphs behind all outputs are walked together, each node once.
+
+    Args:
+        tensors: an output tensor or a sequence of them.
+        grad_tensors: the gradient with respect to each output (same shapes); None for a
+            one-element output (1 is used).
+        retain_graph: keep the saved values for another pass (defaults to ``create_graph``).
+        create_graph: record the pass, so the resulting ``.grad`` can be differentiated again.
+        grad_variables: the old name of ``grad_tensors``.
+        inputs: accumulate only into these leaves.
+
     Raises:
         RuntimeError: a non-scalar output without ``grad_tensors``, an output that does not
             require grad, a gradient of the wrong shape, or a second pass through freed buffers.
+
+    Example::
+
+        >>> w = dyngrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> dyngrad.autograd.backward([w * 3, w.sum()], [dyngrad.ones(2), None])
+        >>> w.grad
+        tensor([4., 4.])
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
@@ -172,7 +191,43 @@ def grad(
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ):
-    """Return the gradients of ``outputs`` with respect to ``inputs`` without touching ``.grad`` (torch.autograd.grad)."""
+    """The gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated (torch.autograd.grad).
+
+    Only the part of the graph between ``inputs`` and ``outputs`` is run, and no ``.grad``
+    attribute is touched.
+
+    Args:
+        outputs: a tensor or a sequence of tensors to differentiate.
+        inputs: a tensor or a sequence of tensors (leaves or not) to differentiate with respect to.
+        grad_outputs: the gradient with respect to each output (same shapes); None for
+            one-element outputs.
+        retain_graph: keep the saved values for another pass (defaults to ``create_graph``).
+        create_graph: record this pass, so the returned gradients have a ``grad_fn`` (for second
+            and higher derivatives, gradient penalties).
+        only_inputs: accepted for compatibility (always True in torch too).
+        allow_unused: return None for an input the outputs do not depend on, instead of raising.
+        is_grads_batched: treat the first dimension of each ``grad_outputs`` as a batch of
+            vector-Jacobian products.
+        materialize_grads: return zeros instead of None for unused inputs.
+
+    Returns:
+        A tuple with one gradient per input, each with that input's shape (or None when unused
+        and ``allow_unused``).
+
+    Raises:
+        RuntimeError: empty ``inputs``, an output that does not require grad, an input the
+            outputs do not depend on (without ``allow_unused``), or a second pass through freed
+            buffers (torch's texts).
+
+    Example::
+
+        >>> x = dyngrad.tensor([2.0], requires_grad=True)
+        >>> (g,) = dyngrad.autograd.grad(x ** 3, x, create_graph=True)
+        >>> g
+        tensor([12.], grad_fn=<MulBackward0>)
+        >>> dyngrad.autograd.grad(g, x)
+        (tensor([12.]),)
+    """
     from .._ops.registry import edge
 
     if materialize_grads and allow_unused is False:

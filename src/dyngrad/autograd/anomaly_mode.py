@@ -41,14 +41,23 @@ def _set_origins(mode: bool) -> None:
     _any = ANOMALY * _enabled | ORIGINS * _origins
 
 
-_PACKAGE_DIR = __file__.rsplit("/autograd/", 1)[0]
+def is_dyngrad_module(module_name) -> bool:
+    """Whether code belongs to dyngrad itself, by the module it runs in (not by its file's path).
+
+    Deciding by path text went wrong where the user's own folder, or a clone of this repository, is
+    called ``dyngrad``: their frames were taken for the library's and hidden. A module's
+    ``__name__`` is ``dyngrad`` or ``dyngrad.<...>`` only for the package's own modules (under
+    ``python -m dyngrad`` too, where ``torch.nn`` *is* the module ``dyngrad.nn``); a user's script
+    runs as ``__main__`` or under its own name.
+    """
+    return module_name is not None and (module_name == "dyngrad" or module_name.startswith("dyngrad."))
 
 
 _INTERNAL: dict = {}  # code object -> whether it is dyngrad's own (cached: this runs once per op)
 
 
 def user_site(depth: int = 2, _getframe=sys._getframe, _internal=_INTERNAL):
-    """The innermost caller outside dyngrad's own files, as ``(code, instruction offset)``.
+    """The innermost caller outside dyngrad's own modules, as ``(code, instruction offset)``.
 
     The line number is not looked up here: ``frame.f_lineno`` scans the code's line
     table (hundreds of ns in a long function or module), and this runs once per op
@@ -60,7 +69,7 @@ def user_site(depth: int = 2, _getframe=sys._getframe, _internal=_INTERNAL):
         code = f.f_code
         inside = _internal.get(code)
         if inside is None:
-            inside = _internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+            inside = _internal[code] = is_dyngrad_module(f.f_globals.get("__name__"))
         if not inside:
             return (code, f.f_lasti)
         f = f.f_back
@@ -120,9 +129,11 @@ class set_detect_anomaly:
 
 
 def forward_stack() -> str:
-    """The user's call stack at node creation, without dyngrad's own frames."""
-    frames = [f for f in traceback.extract_stack() if "/dyngrad/" not in f.filename.replace("\\", "/")]
-    return "".join(traceback.format_list(frames))
+    """The user's call stack at node creation (outermost first), without dyngrad's own frames."""
+    frames = [(f, lineno) for f, lineno in traceback.walk_stack(sys._getframe(1))
+              if not is_dyngrad_module(f.f_globals.get("__name__"))]
+    frames.reverse()
+    return "".join(traceback.StackSummary.extract(frames).format())
 
 
 def warn_forward_trace(node) -> None:

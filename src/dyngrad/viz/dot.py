@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ._walk import walk
 
 _STYLES = {
@@ -51,8 +53,29 @@ def to_dot(root, names: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+_HOW_TO_INSTALL_DOT = ("apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS), conda install "
+                       "graphviz, or https://graphviz.org/download/")
+_WITHOUT_IT = ("Without it, graph.render('graph.dot') writes the DOT text and dyngrad.viz.show() prints the graph "
+               "as text")
+_INSTALL_DOT = f"drawing needs Graphviz's `dot` program, which is not installed: {_HOW_TO_INSTALL_DOT}. {_WITHOUT_IT}"
+_TEXT_FORMATS = ("dot", "gv")  # written from the DOT source; no Graphviz needed
+
+
+def _format_of(path: str, format: str | None) -> str:  # noqa: A002 - graphviz's name
+    """The output format: ``format`` if given, else the file's extension (``g.png`` -> png), else svg."""
+    if format is not None:
+        return format.lower()
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    return suffix or "svg"
+
+
 class Graph:
-    """A drawable graph: ``.source`` is the DOT text; ``render`` and Jupyter's SVG display need graphviz."""
+    """A drawable autograd graph (what ``draw`` returns).
+
+    ``.source`` is the DOT text. ``render(path)`` writes a picture whose format follows the
+    file's extension, and Jupyter shows the graph as SVG; both need the ``graphviz`` Python
+    package (the ``viz`` extra) and Graphviz's ``dot`` program. ``render("g.dot")`` needs neither.
+    """
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -62,20 +85,50 @@ class Graph:
             import graphviz
         except ImportError as e:  # an extra, not a runtime dependency
             raise ImportError(
-                "drawing needs the graphviz package and the dot program: pip install graphviz, and install "
-                "Graphviz (e.g. apt-get install graphviz)"
+                "drawing needs the graphviz Python package: pip install 'dyngrad[viz]' (or pip install graphviz), "
+                f"and Graphviz's `dot` program ({_HOW_TO_INSTALL_DOT}). {_WITHOUT_IT}"
             ) from e
         return graphviz.Source(self.source)
 
-    def render(self, path: str, format: str = "svg") -> str:  # noqa: A002 - graphviz's name
-        """Write the picture to ``path`` (``format`` svg or png); returns the file written."""
-        data = self.pipe(format)
+    def render(self, path: str, format: str | None = None) -> str:  # noqa: A002 - graphviz's name
+        """Write the picture to ``path`` and return ``path``.
+
+        Args:
+            path: the file to write; its extension chooses the format (``.svg``, ``.png``, ``.pdf``,
+                ``.jpg``, any format ``dot -T`` knows; ``.dot``/``.gv`` write the DOT text; no
+                extension means SVG).
+            format: a format that overrides the extension.
+
+        Raises:
+            ImportError: the ``graphviz`` Python package is missing (not for ``.dot``).
+            RuntimeError: Graphviz's ``dot`` program is not installed (the message says how to install it),
+                or ``dot`` cannot write ``format``.
+
+        Example::
+
+            >>> viz.draw(loss, names={"w": w}).render("graph.png")   # a PNG, as the name says
+            'graph.png'
+        """
+        fmt = _format_of(path, format)
+        if fmt in _TEXT_FORMATS:
+            data = self.source.encode("utf-8")
+        else:
+            data = self.pipe(fmt)
         with open(path, "wb") as f:
             f.write(data)
         return path
 
     def pipe(self, format: str = "svg") -> bytes:  # noqa: A002
-        return self._graphviz().pipe(format=format)
+        """The picture's bytes in ``format`` (``"svg"``, ``"png"``, ...), rendered by Graphviz's ``dot``."""
+        source = self._graphviz()
+        import graphviz
+
+        try:
+            return source.pipe(format=format)
+        except graphviz.ExecutableNotFound:
+            raise RuntimeError(_INSTALL_DOT) from None
+        except ValueError as e:  # an unknown format
+            raise RuntimeError(f"Graphviz cannot write the format {format!r}: {e}") from None
 
     def _repr_svg_(self) -> str:
         return self.pipe("svg").decode("utf-8")
@@ -85,5 +138,21 @@ class Graph:
 
 
 def draw(root, names: dict | None = None) -> Graph:
-    """The graph behind ``root`` as a ``Graph`` (shows itself as SVG in Jupyter)."""
+    """The autograd graph behind ``root`` as a drawable ``Graph``.
+
+    Args:
+        root: a tensor with a ``grad_fn`` (usually the loss), or a ``grad_fn`` node.
+        names: ``{"w": w, ...}``: leaves are labelled with these names instead of "leaf".
+
+    Returns:
+        A ``Graph``: ``.render("graph.png")`` writes a picture (format from the extension),
+        ``.source`` is the DOT text, and a notebook displays it as SVG.
+
+    Example::
+
+        >>> x = dyngrad.tensor([2.0, 3.0], requires_grad=True)
+        >>> g = viz.draw((x * 3).sum(), names={"x": x})
+        >>> print(g.source.splitlines()[0])
+        digraph grad_fn {
+    """
     return Graph(to_dot(root, names))

@@ -12,6 +12,51 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
 class DataLoader:
+    """Iterate over a dataset in batches (torch.utils.data.DataLoader).
+
+    Each iteration draws indices from a sampler (in order, or shuffled when ``shuffle=True``),
+    groups them into batches of ``batch_size``, fetches ``dataset[i]`` for each, and merges the
+    samples with ``collate_fn``: the default stacks tensors (and numbers and NumPy arrays) along a
+    new first dimension, recursing into tuples, lists and dicts, so a dataset of ``(x, y)`` pairs
+    gives batches ``(xs, ys)`` with ``xs.shape == (batch_size, *x.shape)``. An
+    ``IterableDataset`` is read in its own order.
+
+    Args:
+        dataset: a map-style ``Dataset`` (``__getitem__`` and ``__len__``), any sequence, or an
+            ``IterableDataset``.
+        batch_size: samples per batch; None yields the samples one by one, uncollated.
+        shuffle: a new random order each epoch (drawn from ``generator``, else dyngrad's global
+            generator seeded by ``manual_seed``).
+        sampler: an iterable of indices, instead of ``shuffle``.
+        batch_sampler: an iterable of lists of indices, instead of ``batch_size``/``shuffle``/
+            ``sampler``/``drop_last``.
+        num_workers: accepted; batches are always loaded in the main process (dyngrad has no
+            worker processes).
+        collate_fn: merges a list of samples into a batch.
+        pin_memory: accepted and ignored (CPU only).
+        drop_last: drop a last, incomplete batch.
+        generator: the ``dyngrad.Generator`` that shuffles (e.g. ``Generator().manual_seed(0)``).
+
+    ``timeout``, ``worker_init_fn``, ``multiprocessing_context``, ``prefetch_factor``,
+    ``persistent_workers``, ``pin_memory_device`` and ``in_order`` are accepted for compatibility
+    (there are no worker processes).
+
+    Raises:
+        ValueError: options that exclude each other, with torch's texts (``sampler`` with
+            ``shuffle``, ``batch_sampler`` with ``batch_size``, shuffling an ``IterableDataset``,
+            a negative ``num_workers``).
+
+    Example::
+
+        >>> from dyngrad.utils.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(dyngrad.arange(10.0).reshape(5, 2), dyngrad.arange(5))
+        >>> for x, y in DataLoader(ds, batch_size=2):
+        ...     print(x.shape, y)
+        torch.Size([2, 2]) tensor([0, 1])
+        torch.Size([2, 2]) tensor([2, 3])
+        torch.Size([1, 2]) tensor([4])
+    """
+
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
