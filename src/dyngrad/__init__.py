@@ -39,6 +39,8 @@ from ._dtype import (
     bool,
     cdouble,
     cfloat,
+    chalf,
+    complex32,
     complex64,
     complex128,
     double,
@@ -189,12 +191,8 @@ def result_type(a, b):
 
 
 def promote_types(a, b):
-    from ._dtype import promote_types as _pt
+    from ._dtype import promote_dtypes
 
-    return _dtype_from(_pt(a.np, b.np))
+    return promote_dtypes(a, b)
 
 
-def _dtype_from(npd):
-    from ._dtype import from_numpy as _fnp
-
-    return _fnp(npd)

@@ -497,7 +497,7 @@ def _reduce_identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if dtype.kind in "fc":  # (complex amax/amin only reach here with an empty index)
         return -xp.inf if reduce == "amax" else xp.inf
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
@@ -587,6 +587,10 @@ def scatter_reduce(a: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
     d, idx = _scatter_prepare(a, dim, index, "scatter_reduce", src)
     if src._data.dtype != a._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce in ("amax", "amin") and a._data.dtype.kind == "c" and idx.size:  # no complex ordering (torch's kernel)
+        from .complex_support import kernel_error
+
+        raise kernel_error(f"scatter_gather_tensor_cpu_reduce_{reduce}", a._data.dtype)
     return apply(ScatterReduceBackward0, (a, src), (d, idx, reduce, include_self))
 
 

@@ -103,7 +103,7 @@ def reshape(a: Tensor, *shape) -> Tensor:
 
 def view(a: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-        return a.to(shape[0])  # view(dtype)
+        return view_dtype(a, shape[0])
     shape = _infer_shape(_parse_shape(shape), a._data.size)
     if not _viewable(a._data, shape):
         raise RuntimeError(
@@ -111,6 +111,49 @@ def view(a: Tensor, *shape) -> Tensor:
             "two contiguous subspaces). Use .reshape(...) instead."
         )
     return _mark_view(apply(ViewBackward0, (a,), (shape, a._data.shape)), a)
+
+
+def view_dtype(a: Tensor, dtype) -> Tensor:
+    """Tensor.view(dtype): the same memory read as another dtype (torch's view.dtype).
+
+    Elements of a different size rescale the last dim (complex64 (n, 2k) <-> float32 (n, 4k)). Not
+    differentiable (the result never requires grad, as torch's). Raises torch's RuntimeErrors: a conjugated
+    tensor, and for a different element size a 0-d tensor, a last stride other than 1, and (when the
+    elements grow) a last size, storage offset or other strides not divisible by the size ratio.
+    """
+    from .._dtype import to_numpy
+
+    d = a._data
+    npd = to_numpy(dtype)
+    if npd == d.dtype:
+        return a
+    if a._is_conj:
+        raise RuntimeError(
+            "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.")
+    if npd.itemsize != d.dtype.itemsize:
+        what = f"to view {_scalar_name(d.dtype)} as {_scalar_name(npd)} (different element sizes)"
+        if d.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = a.stride()
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if npd.itemsize > d.dtype.itemsize:
+            ratio = npd.itemsize // d.dtype.itemsize
+            if d.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {d.shape[-1]}")
+            offset = a.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+    if d.size == 0 and npd.itemsize != d.dtype.itemsize:  # (no memory to reinterpret; only the shape changes)
+        arr = xp.empty(d.shape[:-1] + (d.shape[-1] * d.dtype.itemsize // npd.itemsize,), npd)
+    else:
+        arr = d.view(npd)  # NumPy rescales the (contiguous) last axis as torch does
+    out = wrap(arr)
+    out._vc = a._vc  # the same memory: in-place changes show through both
+    return out
 
 
 def _mark_view(out: Tensor, a: Tensor) -> Tensor:
@@ -1626,6 +1669,15 @@ def torch_range(start=None, end=None, step=1, *, out=None, dtype=None, layout=No
     _check_device(device)
     npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
     fstart, fend, fstep = float(start), float(end), float(step)
+    if npd.kind in "iu":
+        # torch checks the bounds as given, then counts and steps in int64 from the truncated bounds
+        istart, iend, istep = int(start), int(end), int(step)
+        if istep == 0:
+            raise RuntimeError("step must be nonzero")
+        if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+        n = abs(iend - istart) // abs(istep) + 1  # (the truncated bounds keep the order checked above)
+        return _finish((istart + xp.arange(n, dtype=xp.int64) * istep).astype(npd), requires_grad)
     if fstep == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(fstart) and math.isfinite(fend)):
@@ -1660,5 +1712,19 @@ TENSOR_METHODS: dict = {
 TENSOR_METHODS["moveaxis"] = movedim
 TENSOR_METHODS.update(t_=t_, transpose_=transpose_, swapdims_=transpose_, swapaxes_=transpose_, squeeze_=squeeze_,
                       unsqueeze_=unsqueeze_)
+
+
+def _complex_cast(name):
+    def method(self, memory_format=None):
+        from .. import _dtype
+
+        return to(self, getattr(_dtype, name))  # (complex32: its dtype raises dyngrad's clear error)
+
+    method.__name__ = {"complex64": "cfloat", "complex128": "cdouble", "complex32": "chalf"}[name]
+    return method
+
+
+TENSOR_METHODS.update(cfloat=_complex_cast("complex64"), cdouble=_complex_cast("complex128"),
+                      chalf=_complex_cast("complex32"))
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {"pad": pad}  # dyngrad.nn.functional.<name>
