@@ -314,3 +314,14 @@ ROWS += [
     OpInfo("mask_shape_errors", _masked, one_shape(min_dims=1, max_dims=3, min_side=1), params=_mask_key,
            covers=("IndexBackward0",), **C),
 ]
+
+
+# Forms found by torch's OpInfo samples: take_along_dim along a dim takes any index modulo the dim's size
+# (torch 2.13), gather returns an empty result for an empty index of any number of dims.
+ROWS += [
+    OpInfo("take_along_dim_wrapped", lambda lib, x, dim: lib.take_along_dim(x, _idx(lib, [[-1, 0, -5, 7, 3]] * 3), dim),
+           fixed((3, 5)), params=lambda d, s: {"dim": d.draw(st.sampled_from([1, -1]))}, covers=("GatherBackward0",), **C),
+    OpInfo("gather_empty_index", lambda lib, x, shape: lib.gather(x, 0, lib.zeros(shape, dtype=lib.int64)) * 2,
+           fixed((5,)), params=lambda d, s: {"shape": d.draw(st.sampled_from([(2, 0), (0,), (0, 3, 1)]))},
+           covers=("GatherBackward0", "MulBackward0"), **C),
+]

@@ -273,3 +273,8 @@ ROWS += [
     OpInfo("logit_inplace", lambda lib, x: (x * 1).logit_(0.1), covers=("LogitBackward0", "MulBackward0"),
            domain=(0.05, 0.95), **C),
 ]
+
+ROWS += [
+    OpInfo("sinc", lambda lib, x: lib.sinc(x * 2) + lib.special.sinc(x) + (x * 1).sinc_(), covers=("SincBackward0", "MulBackward0",
+           "AddBackward0"), ties=True, int_ok=True, **C),
+]

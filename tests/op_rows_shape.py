@@ -439,3 +439,27 @@ ROWS += [
                                                                  "gen"]))},
            covers=("CatBackward0", "StackBackward0", "ViewBackward0", "UnsqueezeBackward0"), gradcheck=False, **C),
 ]
+
+
+# Forms found by torch's OpInfo samples (run in complex64/complex128): negative circular pads crop before
+# wrapping, tensor arguments of tensor_split, lists of tensors for atleast_Nd, flip's ``dims`` keyword,
+# view(dtype) as a reinterpretation of the memory (complex <-> real pairs; not differentiable).
+ROWS += [
+    OpInfo("pad_circular_crop", lambda lib, x, pad: lib.nn.functional.pad(x, pad, mode="circular"), fixed((1, 2, 5, 6)),
+           params=lambda d, s: {"pad": d.draw(st.sampled_from([(-1, 2, 1, -2), (-2, 3), (3, -2), (-1, -1, 2, 2)]))},
+           covers=("_CircularPad",), **C),
+    OpInfo("tensor_split_tensor", lambda lib, x, sections, dim: lib.stack([p.sum() for p in lib.tensor_split(
+        x, lib.tensor(sections), dim)]), fixed((4, 5)), covers=("SliceBackward0", "SumBackward0", "StackBackward0"),
+           params=lambda d, s: {"sections": d.draw(st.sampled_from([2, 3, [1, 3], [0, 4, 2]])),
+                                "dim": d.draw(st.sampled_from([0, 1, -1]))}, **C),
+    OpInfo("atleast_lists", lambda lib, x, y: lib.cat([t.reshape(-1) for t in lib.atleast_2d([x, y])
+                                                       + lib.atleast_3d(x, y) + lib.atleast_1d((x,))]),
+           one_shape(max_dims=2).map(lambda s: (s[0], ())), covers=("ViewBackward0", "CatBackward0", "UnsqueezeBackward0"),
+           **C),
+    OpInfo("flip_dims_keyword", lambda lib, x: lib.flip(x, dims=(0, -1)) + x.flip(dims=[0]), one_shape(min_dims=2),
+           covers=("FlipBackward0", "AddBackward0"), **C),
+    OpInfo("view_dtype", lambda lib, x, dt: x.detach().view(getattr(lib, dt)) * 1, fixed((3, 4)),
+           params=lambda d, s: {"dt": d.draw(st.sampled_from(["float32", "float64", "complex64", "complex128", "int32",
+                                                               "int64", "uint8"]))},
+           covers=(), differentiable=False, **C),
+]

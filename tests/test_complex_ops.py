@@ -377,3 +377,80 @@ def test_complex32_tensors_raise_dyngrads_clear_error(make) -> None:
     with pytest.raises(RuntimeError) as info:
         make(dyngrad)
     assert str(info.value) == dyngrad._dtype.NO_COMPLEX32
+
+
+# ------------------------------------------------------------------ mixed real / complex operands
+_Z0 = (np.arange(6).reshape(2, 3) * (0.5 - 0.75j)).astype(np.complex64)
+_X0 = np.arange(6.0).reshape(2, 3).astype(np.float32)
+
+
+def _zx(lib, rg, dtype=None):
+    z = lib.tensor(_Z0 if dtype is None else _Z0.astype(dtype)).requires_grad_(rg)
+    return z, lib.tensor(_X0).requires_grad_(rg)
+
+
+def _setitem(t, key, value):
+    t[key] = value
+    return t
+
+
+def _iadd(t, other):
+    t += other
+    return t
+
+
+MIXED = {
+    "cat": lambda L, z, x: [L.cat([x, z]), L.stack([z, x], 1), L.cat([L.tensor([[1, 2, 3]]), z]), L.hstack([x, z.cdouble()])],
+    "masked_fill": lambda L, z, x: [z.masked_fill(x > 2, 1j), z.masked_fill(x > 2, L.tensor(2 - 1j)),
+                                     z.masked_fill(x > 2, L.tensor(2.0))],
+    "masked_fill_real_complex_value": lambda L, z, x: x.masked_fill(x > 2, 1j),
+    "masked_fill_real_complex_tensor": lambda L, z, x: x.masked_fill(x > 2, L.tensor(2j)),
+    "masked_fill_shape_first": lambda L, z, x: x.masked_fill(L.ones(5, dtype=L.bool), 1j),
+    "index_ops": lambda L, z, x: [z.index_add(0, L.tensor([1, 0]), z, alpha=1j), z.index_fill(1, L.tensor([0, 2]), 1 + 1j),
+                                   z.scatter(1, L.tensor([[0], [2]]), 1j), z.take(L.tensor([0, 5])),
+                                   z.masked_select(x > 2), z.put(L.tensor([0, 5]), L.tensor([1j, 2]))],
+    "index_add_mixed_dtypes": lambda L, z, x: z.index_add(0, L.tensor([1, 0]), x),
+    "index_add_real_complex_alpha": lambda L, z, x: x.index_add(0, L.tensor([1, 0]), x, alpha=1j),
+    "scatter_real_complex_value": lambda L, z, x: x.scatter(1, L.tensor([[0], [2]]), 1j),
+    "scatter_add_mixed": lambda L, z, x: x.scatter_add(1, L.tensor([[0], [2]]), z),
+    "index_fill_real_complex": lambda L, z, x: x.index_fill(1, L.tensor([0, 2]), 1j),
+    "index_fill_real_complex_tensor": lambda L, z, x: x.index_fill(5, L.tensor([0]), L.tensor(1j)),
+    "masked_scatter_dtypes": lambda L, z, x: z.masked_scatter(x > 2, x),
+    "index_put_real_complex": lambda L, z, x: x.index_put((L.tensor([0, 1]),), z),
+    "pad": lambda L, z, x: [L.nn.functional.pad(z, (1, 1), value=2.0), L.nn.functional.pad(z.unsqueeze(0), (2, 1), mode="reflect")],
+    "pad_complex_value": lambda L, z, x: L.nn.functional.pad(z, (1, 1), value=1j),
+    "where": lambda L, z, x: [L.where(x > 2, x, z), L.where(x > 2, x, 1j), L.where(x > 2, z, 2)],
+    "compare": lambda L, z, x: [z == x, z != 0, x == 1 + 0j, L.isclose(z, z + 1e-7j), L.isclose(z, x),
+                                L.isclose(L.tensor([complex(float("inf"), 1)]), L.tensor([complex(float("inf"), 1)])),
+                                L.isclose(z * float("nan"), z * float("nan"), equal_nan=True),
+                                L.allclose(z, z * (1 + 1e-9)), L.equal(z, z.clone())],
+    "reductions_with_dtype": lambda L, z, x: [x.sum(dtype=L.complex64), x.mean(1, dtype=L.complex128),
+                                              x.cumsum(1, dtype=L.complex64), x.prod(dtype=L.complex128),
+                                              x.cumprod(0, dtype=L.complex64)],
+    "sum_complex_to_real_dtype": lambda L, z, x: z.sum(dtype=L.float32),
+    "arithmetic": lambda L, z, x: [x * z, x + 1j, L.tensor([1, 2]) * 1j, L.tensor([1, 2]) / (1 + 1j), z ** 2,
+                                   x ** (0.5 + 0j), x.to(L.complex64).real, x.angle(), x.type_as(z)],
+    "inplace": lambda L, z, x: [_iadd(z * 1, x), (z * 1).square_(), (z * 1).sqrt_(), (z * 1).tanh_(), (z * 1).sgn_()],
+    "inplace_complex_into_real": lambda L, z, x: _iadd(x * 1, z),
+    "mul_complex_into_real": lambda L, z, x: (x * 1).mul_(1j),
+    "casts": lambda L, z, x: [z.bool(), z.int(), z.float(), z.half(), z.conj().clone(), z.conj() + 1, z.conj().reshape(3, 2)],
+    "shape_ops": lambda L, z, x: [L.diag(z), z.tril(), z.roll(1, 1), z.repeat(2, 1), L.diff(z, prepend=x[:, :1])],
+    "queries": lambda L, z, x: [z.nonzero(), z.count_nonzero(), z.any(1), z.all(), z.var(1, keepdim=True), z.norm(p=3)],
+}
+for _kind, _key in {"basic": lambda L, y: (0, 1), "advanced": lambda L, y: (L.tensor([0]),), "mask": lambda L, y: (y > 2,),
+                    "bare_mask": lambda L, y: y > 2}.items():
+    for _vkind, _value in {"number": lambda L: 1j, "0d": lambda L: L.tensor(1j), "1d": lambda L: L.ones(3, dtype=L.complex64),
+                           "0d_double": lambda L: L.tensor(2j, dtype=L.complex128)}.items():
+        MIXED[f"setitem_{_kind}_{_vkind}_into_real"] = (
+            lambda L, z, x, key=_key, value=_value: _setitem(x.detach() * 1, key(L, x), value(L)))
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_mixed_real_and_complex_operands_match_torch(name, requires_grad) -> None:
+    """Promotion of real and complex operands, complex fill values, and torch's errors for a complex value
+    written into a real tensor (values, dtypes and grad_fns; errors in type and text)."""
+    program = MIXED[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the once-per-process warning of a complex-to-real copy)
+        both(lambda L: program(L, *_zx(L, requires_grad)))

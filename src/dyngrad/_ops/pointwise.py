@@ -826,6 +826,28 @@ erfc = _float_unary(ErfcBackward0, "erfc_vml_cpu")
 erfinv = _float_unary(ErfinvBackward0, "erfinv_vml_cpu")
 
 
+def _sinc_forward(a):
+    # torch's kernel: 1 at 0, else sin(pi x) / (pi x) with pi x formed in the working dtype
+    with xp.errstate(all="ignore"):
+        product = a * a.dtype.type(xp.pi)
+        out = xp.sin(product) / product
+    return xp.where(a == 0, a.dtype.type(1), out)
+
+
+def _sinc_backward(g, x):
+    x_pi = x * xp.pi
+    x_squared_pi = x * x * xp.pi
+    out = g * conj((x_pi * cos(x_pi) - sin(x_pi)) / x_squared_pi)
+    return where_(x_squared_pi == 0, 0.0, out)
+
+
+SincBackward0 = _unary("SincBackward0", _sinc_forward, _sinc_backward,
+                       doc="sinc: sin(pi x) / (pi x), 1 at 0; backward (FunctionsManual.cpp sinc_backward) "
+                           "grad * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj(), 0 where pi x^2 is 0",
+                       complex_grad=True)
+sinc = _float_unary(SincBackward0)
+
+
 # ------------------------------------------------------------------ unary, dtype kept
 
 def _sign_forward(a):
@@ -2336,6 +2358,9 @@ EXPORTS: dict = dict(
 )
 TENSOR_METHODS: dict = _pw_tensor_methods()
 EXPORTS["logit"] = TENSOR_METHODS["logit"] = logit
+EXPORTS["sinc"] = TENSOR_METHODS["sinc"] = sinc
+TENSOR_METHODS["sinc_"] = _inplace_method(sinc)
+SPECIAL_EXPORTS: dict = {"sinc": sinc}  # dyngrad.special.<name>
 TENSOR_METHODS["logit_"] = _inplace_no_tensor_args(logit)
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = dict(  # dyngrad.nn.functional.<name>

@@ -925,15 +925,34 @@ def column_stack(tensors) -> Tensor:
     return hstack(ts)
 
 
+def _each_tensor(one):
+    """torch's atleast_Nd overloads: one tensor gives a tensor; several tensors, or a list or tuple of them,
+    give a tuple."""
+
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        return tuple(one(t) for t in tensors)
+
+    fn.__name__ = one.__name__
+    fn.__doc__ = one.__doc__
+    return fn
+
+
+@_each_tensor
 def atleast_1d(t: Tensor) -> Tensor:
     return reshape(t, 1) if t._data.ndim == 0 else t
 
 
+@_each_tensor
 def atleast_2d(t: Tensor) -> Tensor:
     n = t._data.ndim
     return reshape(t, 1, 1) if n == 0 else (unsqueeze(t, 0) if n == 1 else t)
 
 
+@_each_tensor
 def atleast_3d(t: Tensor) -> Tensor:
     n = t._data.ndim
     if n == 0:
@@ -1029,21 +1048,34 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
 def tensor_split(a: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):  # a 0-d long tensor is a number of sections, a 1-d one indices
+        t = indices_or_sections._data
+        if t.dtype != xp.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_scalar_name(t.dtype)}")
+        if t.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+        indices_or_sections = int(t) if t.ndim == 0 else t.tolist()
+    # torch slices each piece (SliceBackward0 views): with indices, piece i is [index i-1, index i) in slice
+    # semantics (negative indices count from the end; a decreasing pair gives an empty piece)
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         base, extra = divmod(n, k)
-        sizes = [base + 1] * extra + [base] * (k - extra)
+        bounds, start = [], 0
+        for i in range(k - 1):
+            start += base + (1 if i < extra else 0)
+            bounds.append(start)
     else:
-        bounds = [min(max(int(i), 0), n) for i in indices_or_sections]
-        sizes, prev = [], 0
-        for b in bounds:
-            b = max(b, prev)
-            sizes.append(b - prev)
-            prev = b
-        sizes.append(n - prev)
-    return _split(a, SplitWithSizesBackward0, d, sizes)
+        bounds = [int(i) for i in indices_or_sections]
+    from .indexing import getitem_raw
+
+    lead = (slice(None),) * d
+    starts, ends = [0] + bounds, bounds + [None]
+    return tuple(_mark_view(getitem_raw(a, lead + (slice(s, e),), a._data.shape, False), a)
+                 for s, e in zip(starts, ends))
 
 
 def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
@@ -1080,7 +1112,11 @@ class FlipBackward0(Op):
         return (flip(g, self._params[0]),)
 
 
-def flip(a: Tensor, *dims) -> Tensor:
+def flip(a: Tensor, *dims, **kwargs) -> Tensor:
+    if "dims" in kwargs:  # torch.flip(input, dims=...) / x.flip(dims=...)
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dims = _parse_shape(dims)
     n = a._data.ndim
     w = tuple(_wrap_dim(d, n) for d in dims)
@@ -1417,8 +1453,9 @@ def _pad_positions(n: int, lo: int, hi: int, mode: str):
         pos = xp.where(pos >= n, period - pos, pos)
     elif mode == "replicate":
         pos = xp.clip(pos, 0, n - 1)
-    else:
-        pos = pos % n
+    else:  # circular: torch crops first (negative pads), then wraps around the cropped part
+        start, kept = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        pos = start + xp.arange(-max(lo, 0), kept + max(hi, 0)) % max(kept, 1)
     return pos
 
 
@@ -1428,6 +1465,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # no
     Modes constant (ConstantPadNdBackward0), reflect (ReflectionPad{1,2,3}DBackward0), replicate
     (ReplicationPad{1,2,3}DBackward0) and circular (CopySlices). Errors as torch's.
     """
+    if isinstance(value, complex):  # torch's binding takes a float value, complex inputs too
+        raise TypeError("pad(): argument 'value' (position 4) must be float, not complex")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -1701,6 +1740,16 @@ EXPORTS: dict = {
     ).split()
 }
 EXPORTS["moveaxis"] = movedim
+
+
+def zero_(input: Tensor) -> Tensor:  # noqa: A002 - torch's name
+    """torch.zero_(input): Tensor.zero_ as a function."""
+    from .inplace import zero_ as _zero_
+
+    return _zero_(input)
+
+
+EXPORTS["zero_"] = zero_
 EXPORTS["range"] = torch_range  # (named so that it does not hide the builtin here)
 TENSOR_METHODS: dict = {
     name: globals()[name]
