@@ -56,6 +56,22 @@ def _floor_divide_raises(lib, x):
     return y.detach()
 
 
+def _inplace_without_derivative(lib, x):
+    """asinh_ / acosh_ / atanh_ record a node (AsinhBackward1 ...) whose backward raises, in torch and here."""
+    y = (x * 1).asinh_() + (x * 0 + 2).acosh_() + (x * 0.1).arctanh_()
+    if y.requires_grad and y.numel():
+        for name in ("asinh", "acosh", "atanh"):
+            z = getattr(x * 1, name + "_")()
+            assert type(z.grad_fn).__name__ == name[0].upper() + name[1:] + "Backward1"
+            try:
+                z.sum().backward()
+            except NotImplementedError as e:
+                assert str(e) == f"the derivative for 'inplace version of {name}' is not implemented."
+            else:
+                raise AssertionError(f"{name}_ backward did not raise")
+    return y.detach()
+
+
 def _int(lib, x):
     return (x * 3).to(lib.int64)
 
@@ -277,4 +293,18 @@ ROWS += [
 ROWS += [
     OpInfo("sinc", lambda lib, x: lib.sinc(x * 2) + lib.special.sinc(x) + (x * 1).sinc_(), covers=("SincBackward0", "MulBackward0",
            "AddBackward0"), ties=True, int_ok=True, **C),
+]
+
+ROWS += [
+    OpInfo("inverse_hyperbolic_inplace", _inplace_without_derivative,
+           covers=("AsinhBackward1", "AcoshBackward1", "AtanhBackward1"), gradcheck=False, **C),
+    # the in-place forms of ops torch runs on complex values (the rows above with in-place ops meet a refusal first)
+    # (an op saving its result is last in each chain: changing a saved value in place is an error at backward)
+    OpInfo("inplace_complex_capable", lambda lib, x, y: (x * 1).log1p_().square_().rsqrt_() + (x * 1).exp2_()
+           + (x * 1).lerp_(y, 0.25).addcmul_(x, y, value=0.5 - 1j).addcdiv_(x, y, value=2) + (x * 1).sinh_().sigmoid_()
+           + (y * 1).atan_().reciprocal_() + (y * 1).tan_(), one_shape().map(lambda s: (s[0], s[0])),
+           covers=("MulBackward0", "Log1PBackward0", "PowBackward0", "RsqrtBackward0", "Exp2Backward0", "TanBackward0",
+                   "LerpBackward0", "AddcmulBackward0", "AddcdivBackward0", "SigmoidBackward0", "SinhBackward0",
+                   "ReciprocalBackward0", "AtanBackward0", "AddBackward0"),
+           domain=(0.3, 0.8), **COMPLEX),
 ]

@@ -454,3 +454,15 @@ def test_mixed_real_and_complex_operands_match_torch(name, requires_grad) -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the once-per-process warning of a complex-to-real copy)
         both(lambda L: program(L, *_zx(L, requires_grad)))
+
+
+def test_a_saved_complex_value_changed_in_place_is_named_as_torch() -> None:
+    """torch names a complex tensor by its type in this error ([CPUComplexFloatType [2]]), a real one by its class."""
+    def program(lib, values):
+        x = lib.tensor(values, requires_grad=True)
+        (x * 1).exp2_().tan_().sum().abs().backward()
+
+    for values in ([0.5 + 0.2j, 0.3], [0.5, 0.3]):
+        same_error(lambda v=values: program(dyngrad, v), lambda v=values: program(torch, v))
+    with pytest.raises(RuntimeError, match=r"\[CPUComplexFloatType \[2\]\]"):
+        program(dyngrad, [0.5 + 0.2j, 0.3])

@@ -702,7 +702,9 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     """``steps`` evenly spaced values from ``start`` to ``end``, computed as torch's CPU kernel does.
 
     The first half counts up from ``start`` and the second half down from ``end`` (so both ends are
-    exact), in the result dtype for floats and in double (truncated at the end) for integers.
+    exact), in the result dtype for floats and complex numbers and in double (truncated at the end) for
+    integers. A complex bound gives the default complex dtype; RuntimeError (torch's text) when ``dtype``
+    is not complex then.
     """
     _check_device(device)
     steps = operator.index(steps)

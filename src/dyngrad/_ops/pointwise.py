@@ -2186,10 +2186,15 @@ def _tensor_where(self, condition, other):
 
 # ------------------------------------------------------------------ in-place forms
 
-def _inplace_method(fn):
+def _inplace_method(fn, node=None):
+    """``node``: the op torch records for the in-place form when it is not the out-of-place one's."""
+
     def method(self, *args, **kwargs):
         from .inplace import inplace as _inplace
 
+        if node is not None:
+            return _inplace(self, lambda a: apply(node, (a,), (), (a._data if a._data.dtype.kind in "fc"
+                                                                  else _to_float(a._data),)))
         return _inplace(self, lambda a, *rest: fn(a, *rest, **kwargs), *args)
 
     method.__name__ = fn.__name__ + "_"
@@ -2207,6 +2212,25 @@ def _inplace_no_tensor_args(fn):
     method.__name__ = fn.__name__ + "_"
     return method
 
+
+class _NoInplaceDerivative(Op):
+    """The node of an in-place form derivatives.yaml marks ``not_implemented`` (asinh_, acosh_, atanh_):
+    the forward is the op's, the backward raises torch's NotImplementedError."""
+
+    def backward(self, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.what}' is not implemented.")
+
+
+def _no_inplace_derivative(name: str, fn):
+    stem = name[0].upper() + name[1:]
+    return register(type(f"{stem}Backward1", (_NoInplaceDerivative,), {
+        "__doc__": f"{name}_ (in place): torch has no derivative for it; its backward raises torch's error.",
+        "forward": staticmethod(fn), "what": name, "__module__": __name__,
+    }))
+
+
+_INPLACE_NODE = {name: _no_inplace_derivative(name, fn) for name, fn in (
+    ("asinh", AsinhBackward0.forward), ("acosh", AcoshBackward0.forward), ("atanh", AtanhBackward0.forward))}
 
 _INPLACE_UNARY = dict(
     exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, tan=tan, asin=asin, acos=acos,
@@ -2281,6 +2305,8 @@ def _pw_tensor_methods():
     for name, fn in _INPLACE_BINARY.items():
         methods[name + "_"] = _inplace_no_tensor_args(fn)
     methods["relu_"] = relu_
+    for name, fn in (("asinh", asinh), ("acosh", acosh), ("atanh", atanh)):  # torch: no derivative in place
+        methods[name + "_"] = methods["arc" + name[1:] + "_"] = _inplace_method(fn, _INPLACE_NODE[name])
     methods["abs_"] = _abs_
     methods["sgn_"] = _sgn_
     methods["float_power_"] = _float_power_

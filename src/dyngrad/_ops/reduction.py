@@ -767,11 +767,14 @@ def _var_args(name: str, a: Tensor, dim, unbiased, correction):
 
 
 def var(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """torch.var: sum(|x - mean|^2) / (N - correction) over ``dim``; real for complex input (the variances of the
+    real and imaginary parts added, as torch's std_var_out). RuntimeError for integer input."""
     axes, correction, full = _var_args("var", a, dim, unbiased, correction)
     return apply(VarBackward0, (a,), (axes, correction, keepdim, full))
 
 
 def std(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """torch.std: sqrt(var(...)); real for complex input."""
     axes, correction, full = _var_args("std", a, dim, unbiased, correction)
     return apply(StdBackward0, (a,), (axes, correction, keepdim, full))
 
@@ -873,7 +876,13 @@ class LinalgVectorNormBackward0(Op):
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.vector_norm; ``dtype`` computes in that dtype."""
+    """torch.linalg.vector_norm: the ``ord``-norm of |x| over ``dim`` (all dims when None), computed in ``dtype``
+    when given. Real for complex input (float32 for complex64).
+
+    Raises:
+        RuntimeError: an integer input; a ``dtype`` of the other kind (real for complex input or complex for real
+            input); ord < 0 or inf over an empty reduction (torch's texts).
+    """
     from .._dtype import to_numpy
 
     _float_check(x, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}")

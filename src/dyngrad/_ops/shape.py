@@ -1046,6 +1046,12 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 def tensor_split(a: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """torch.tensor_split: views of ``a`` along ``dim`` (SliceBackward0 each), into a number of sections (an int
+    or a 0-d long tensor; the first n % k get one more) or at indices (a list or a 1-d long tensor).
+
+    Raises:
+        RuntimeError: sections <= 0; a tensor argument not long or with more than one dim (torch's texts).
+    """
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d long tensor is a number of sections, a 1-d one indices
