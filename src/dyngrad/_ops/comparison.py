@@ -16,7 +16,10 @@ def _compare(fn, ordered_kernel=None):
         except TypeError:
             return NotImplemented
         if ordered_kernel is not None:
-            npd = x.dtype if hasattr(x, "dtype") else getattr(y, "dtype", None)
+            try:
+                npd = x.dtype
+            except AttributeError:  # a number on the left (``2 < t`` runs ``t > 2``, so rarely)
+                npd = getattr(y, "dtype", None)
             if npd is not None and npd.kind == "c":
                 from .complex_support import kernel_error
 

@@ -813,6 +813,8 @@ def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
         from .broadcast import broadcast_shape
 
         broadcast_shape(m.shape, a._data.shape)
+    if type(value) is float or type(value) is int:  # (the common case: no complex value to check)
+        return apply(MaskedFillBackward0, (a,), (m, value))
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(

@@ -316,14 +316,16 @@ def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
                 "with the 'dim' argument."
             )
-        cs.no_complex(a._data, f"{name}_all")
+        if a._data.dtype.kind == "c":
+            raise cs.kernel_error(f"{name}_all", a._data.dtype)
         return apply(all_op, (a,))
     axis = _wrap_dim(dim, a._data.ndim)
     if a._data.shape and a._data.shape[axis] == 0:
         raise IndexError(
             f"{name}(): Expected reduction dim {axis} to have non-zero size."
         )
-    cs.refuse_complex(a._data, f"{name}(): does not support complex input", RuntimeError)
+    if a._data.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     values, indices = apply_multi(dim_op, (a,), (axis, keepdim))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data
@@ -547,8 +549,8 @@ def _amax_amin(op, name, a: Tensor, dim, keepdim):
         empty = _empty_dims_given(a, dim)
         if empty:
             raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
-    if a._data.size:  # (an empty result runs no kernel in torch, so no complex error either)
-        cs.no_complex(a._data, "max_values_cpu" if name == "amax" else "min_values_cpu")
+    if a._data.dtype.kind == "c" and a._data.size:  # (an empty result runs no kernel in torch: no error)
+        raise cs.kernel_error("max_values_cpu" if name == "amax" else "min_values_cpu", a._data.dtype)
     return apply(op, (a,), (axes, keepdim))
 
 
@@ -562,7 +564,8 @@ def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def _arg(name, pick, a: Tensor, dim, keepdim):
     d = a._data
-    cs.refuse_complex(d, f"{name}(): does not support complex input", RuntimeError)
+    if d.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -1173,8 +1176,8 @@ class CumminBackward0(_CumMaxMin):
 
 def _cummaxmin(op, name, a: Tensor, dim):
     axis = _wrap_dim(dim, a._data.ndim)
-    if a._data.ndim and a._data.size:  # (an empty or 0-d input runs no kernel in torch)
-        cs.no_complex(a._data, f"{name}_cpu")
+    if a._data.dtype.kind == "c" and a._data.ndim and a._data.size:  # (empty or 0-d input: no kernel in torch)
+        raise cs.kernel_error(f"{name}_cpu", a._data.dtype)
     values, indices = apply_multi(op, (a,), (axis,))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data

@@ -51,7 +51,10 @@ class Adam(Optimizer):
                 state["exp_avg_sq"] = _zeros_like(p)
                 if amsgrad:
                     state["max_exp_avg_sq"] = _zeros_like(p)
-            g, pd = real_view(self._grad(p, group)), real_view(p._data)
+            g, pd = self._grad(p, group), p._data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            if pd.dtype.kind == "c":  # a complex parameter steps as its real view, as torch's
+                g, pd, m, v = real_view(g), real_view(pd), real_view(m), real_view(v)
             step_t = state["step"]
             step_t._data += 1
             _bump(step_t)
@@ -60,7 +63,6 @@ class Adam(Optimizer):
                     pd *= 1 - lr * wd
                 else:
                     g = g + wd * pd
-            m, v = real_view(state["exp_avg"]._data), real_view(state["exp_avg_sq"]._data)
             lerp_(m, g, 1 - beta1)
             v *= beta2
             v += (1 - beta2) * g * g
