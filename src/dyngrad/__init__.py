@@ -39,6 +39,8 @@ from ._dtype import (
     bool,
     cdouble,
     cfloat,
+    chalf,
+    complex32,
     complex64,
     complex128,
     double,
@@ -195,15 +197,9 @@ def result_type(a, b):
 
 
 def promote_types(a, b):
-    from ._dtype import promote_types as _pt
+    from ._dtype import promote_dtypes
 
-    return _dtype_from(_pt(a.np, b.np))
-
-
-def _dtype_from(npd):
-    from ._dtype import from_numpy as _fnp
-
-    return _fnp(npd)
+    return promote_dtypes(a, b)
 
 
 def __getattr__(name: str):
