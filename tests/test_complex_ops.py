@@ -466,3 +466,35 @@ def test_a_saved_complex_value_changed_in_place_is_named_as_torch() -> None:
         same_error(lambda v=values: program(dyngrad, v), lambda v=values: program(torch, v))
     with pytest.raises(RuntimeError, match=r"\[CPUComplexFloatType \[2\]\]"):
         program(dyngrad, [0.5 + 0.2j, 0.3])
+
+
+# ------------------------------------------------------------------ found by torch's OpInfo samples (real dtypes too)
+def _scatter_mean_0d_grad(lib):
+    x = lib.tensor(1.5, requires_grad=True)
+    y = x.scatter_reduce(0, lib.tensor(0), lib.tensor(-1.75), "mean", include_self=False) * 2
+    return y, lib.autograd.grad(y, x)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L: L.unique(L.zeros(5, 0, 5), dim=1, return_inverse=True, return_counts=True),
+        lambda L: L.unique(L.zeros(0, 3), dim=-2, return_inverse=True, return_counts=True),
+        lambda L: L.unique(L.tensor(3.0), dim=0),
+        lambda L: L.unique(L.tensor(3.0), dim=-1, return_counts=True),
+        _scatter_mean_0d_grad,
+        lambda L: L.zeros(2, 3).masked_fill(L.ones(5, dtype=L.bool), 1.0),
+        lambda L: _setitem(L.zeros(2, 3), (0, 1), L.ones(3)),
+        lambda L: _setitem(L.zeros(2, 3), (0,), L.ones(2, 3, dtype=L.float64)),
+        lambda L: _setitem(L.zeros(2, 3), (0, 1), L.ones(1, 1, 3, dtype=L.int64)),
+        lambda L: L.zeros(2, 3).masked_scatter(L.ones(2, 3, dtype=L.bool), L.ones(1, dtype=L.float64)),
+        lambda L: L.tensor_split(L.arange(20.0).reshape(4, 5), L.tensor(2.0)),
+        lambda L: L.tensor_split(L.arange(20.0).reshape(4, 5), L.tensor([[1]])),
+        lambda L: L.tensor_split(L.arange(20.0).reshape(4, 5), [-1, 9, 2]),
+        lambda L: [L.atleast_1d(), L.atleast_2d(L.tensor(1.0), L.tensor([2.0]))],
+    ],
+)
+def test_forms_found_by_opinfo_samples_match_torch(program) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(program)

@@ -548,10 +548,12 @@ class ScatterReduceBackward0(Op):
         if reduce == "sum":
             gs, gsrc = g, gather(g, dim, idx)
         elif reduce == "mean":
-            n = xp.ones(g._data.shape, g._data.dtype) if include_self else xp.zeros(g._data.shape, g._data.dtype)
-            _add_at(n, _scatter_target(g._data, dim, index), xp.ones(index.shape, g._data.dtype))
+            shape = g._data.shape or (1,)  # (a 0-d input counts in a 1-element array, as its forward)
+            n = xp.ones(shape, g._data.dtype) if include_self else xp.zeros(shape, g._data.dtype)
+            _add_at(n, _scatter_target(g._data, dim, index), xp.ones(index.shape, g._data.dtype).reshape(-1)
+                    if not g._data.shape else xp.ones(index.shape, g._data.dtype))
             n[n == 0] = 1
-            gs = g / wrap(n)
+            gs = g / wrap(n.reshape(g._data.shape))
             gsrc = gather(gs, dim, idx)
         elif reduce in ("amax", "amin"):
             result = self.saved_result().detach()

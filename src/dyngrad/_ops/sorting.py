@@ -396,14 +396,16 @@ def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False, return_
         inverse = inverse.reshape(d.shape)
         op = Unique2Backward0
     else:
+        if d.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         axis = _wrap_dim(dim, d.ndim)
         zero_dims = [i for i, n in enumerate(d.shape) if n == 0]
         if zero_dims and d.shape[axis] != 0:
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if len(zero_dims) > 1:
             raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-        if zero_dims or d.ndim == 0:
-            values, inverse, counts = d.copy(), xp.zeros(d.shape[:1], xp.int64), xp.zeros(d.shape[:1], xp.int64)
+        if zero_dims:  # (one inverse index and count per slice along dim: none, as that dim is the empty one)
+            values, inverse, counts = d.copy(), xp.zeros((0,), xp.int64), xp.zeros((0,), xp.int64)
         else:
             values, inverse, counts = xp.unique(d, return_inverse=True, return_counts=True, axis=axis)
         inverse = inverse.reshape(-1)
