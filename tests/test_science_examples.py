@@ -1,8 +1,8 @@
 """The science examples print, on dyngrad, exactly what they print on PyTorch.
 
-examples/spectral_filter.py (torch.fft, a learned low-pass cut-off, a spectral loss) and
-examples/likelihoods.py (lgamma/digamma, i0, log_ndtr in maximum-likelihood fits) are each run
-as written and with their ``import dyngrad as torch`` line turned into ``import torch``; the
+examples/spectral_filter.py (torch.fft, a learned low-pass cut-off, a spectral loss),
+examples/complex_fit.py (a complex-weight model fitted by Adam) and examples/likelihoods.py
+(lgamma/digamma, i0, log_ndtr in maximum-likelihood fits) are each run as written and with their ``import dyngrad as torch`` line turned into ``import torch``; the
 printed lines must match.
 """
 
@@ -35,7 +35,7 @@ def _run(path: Path, library: str) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("name", ["spectral_filter", "likelihoods"])
+@pytest.mark.parametrize("name", ["spectral_filter", "complex_fit", "likelihoods"])
 def test_science_example_prints_what_torch_prints(name) -> None:
     path = EXAMPLES / f"{name}.py"
     printed = _run(path, "dyngrad")
