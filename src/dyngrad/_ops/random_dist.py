@@ -28,6 +28,9 @@ from .random_ops import NotImplemented as _NoDerivative
 from .registry import Op, apply, register
 
 _f64 = xp.float64
+# torch's kernel compares with float literals (0.8f, 0.9f, 1.1f): their float32 values decide the regime
+_X_SMALL = float(xp.float32(0.8))
+_NEAR_LOW, _NEAR_HIGH = float(xp.float32(0.9)), float(xp.float32(1.1))
 
 
 def _float_input(t: Tensor, kernel: str):
@@ -96,7 +99,7 @@ _GAMMA_FIT = (
 
 
 def _gamma_grad_small_x(alpha, x):
-    """x < 0.8: the CDF's series x^alpha sum_k (-x)^k / (k! (alpha + k)) to k = 5 and its alpha-derivative,
+    """x < 0.8 (float32's 0.8): the CDF's series x^alpha sum_k (-x)^k / (k! (alpha + k)) to k = 5 and its alpha-derivative,
     divided by the density; a nan result (0 * inf at the edges) becomes 0, as in torch."""
     term = xp.ones_like(x)
     denom = alpha.copy()
@@ -118,7 +121,7 @@ def _gamma_grad_small_x(alpha, x):
 def _gamma_grad_large_alpha(alpha, x):
     """alpha > 8: Rice's saddle-point expansion; a polynomial expansion within 10% of alpha (the expansion's
     removable singularity at x = alpha)."""
-    near = (0.9 * alpha <= x) & (x <= 1.1 * alpha)
+    near = (_NEAR_LOW * alpha <= x) & (x <= _NEAR_HIGH * alpha)
     a, xx = alpha, x
     numer_1 = 1 + 24 * a * (1 + 12 * a)
     numer_2 = 1440 * (a * a) + 6 * xx * (53 - 120 * xx) - 65 * xx * xx / a + a * (107 + 3600 * xx)
@@ -146,7 +149,7 @@ def standard_gamma_grad_array(alpha, x):
     """dx/dalpha for x ~ Gamma(alpha, 1) held at fixed CDF, elementwise on float64 arrays (broadcast)."""
     alpha, x = (xp.asarray(v, dtype=_f64) for v in xp.broadcast_arrays(alpha, x))
     out = xp.empty(x.shape)
-    small = x < 0.8
+    small = x < _X_SMALL
     large = ~small & (alpha > 8)
     rest = ~(small | large)  # nan lands here and stays nan
     for mask, kernel in ((small, _gamma_grad_small_x), (large, _gamma_grad_large_alpha), (rest, _gamma_grad_fit)):
