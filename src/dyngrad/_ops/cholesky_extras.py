@@ -2,7 +2,7 @@
 helpers torch.tril_indices / torch.triu_indices, and torch.broadcast_shapes: what the multivariate
 distributions (MultivariateNormal, Wishart, LKJCholesky) need beyond dyngrad.linalg.
 
-Gradients (FunctionsManual.cpp, real inputs):
+Gradients (FunctionsManual.cpp; real and complex inputs):
 - cholesky_solve(B, L) = X with L L^H X = B (``upper``: U^H U X = B): gB = cholesky_solve(gX, L);
   with S = gB X^H + X gB^H, gL = -S L (lower) or -U S (upper), a full matrix as torch returns it.
 - cholesky_inverse(L) = (L L^H)^{-1} = A: with S = A (gA + gA^H) A, gL = -S L (lower) or -U S (upper).
@@ -36,6 +36,7 @@ class CholeskySolveBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True  # (the formula holds for complex factors: derivatives.yaml uses it for both)
 
     @staticmethod
     def forward(b, factor, upper):
@@ -95,6 +96,7 @@ class CholeskyInverseBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(factor, upper):
@@ -125,7 +127,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     if f.dtype.kind not in "fc":
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{scalar_type_name(f.dtype)}'")
     diag = xp.diagonal(f, axis1=-2, axis2=-1)
-    zeros = xp.argwhere(diag.reshape(-1, diag.shape[-1]) == 0)
+    zeros = xp.argwhere(diag.reshape(-1, diag.shape[-1]) == 0) if diag.size else xp.empty((0, 2))
     if zeros.size:
         raise LinAlgError(f"cholesky_inverse: The diagonal element {int(zeros[0][1]) + 1} is zero, the inversion "
                           "could not be completed because the input matrix is singular.")
