@@ -165,3 +165,48 @@ def test_sample_shapes_match_torch(case: Case, sample_shape) -> None:
             # assignment, dyngrad's indexing IndexPutBackward0; the gradients agree, tests/test_distribution_samples.py)
             assert type(sd.grad_fn).__name__ == type(st.grad_fn).__name__, method
         assert bool(d.support.check(sd).all()), f"{method} outside the support"
+
+
+@pytest.mark.parametrize("case,method", _PAIRS, ids=[f"{c.name}-{m}" for c, m in _PAIRS])
+def test_method_matches_torch_float32(case: Case, method: str) -> None:
+    """The same in float32 (parameters and values): dtypes, and values to float32 precision."""
+    f32 = Case(case.name, case.make, [p.astype(np.float32) for p in case.params],
+               None if case.value is None else np.asarray(case.value, dtype=np.float32),
+               None if case.prob is None else np.asarray(case.prob, dtype=np.float32), tol=(1e-4, 1e-5))
+    d, _ = _build(dyngrad, f32)
+    t, _ = _build(torch, f32)
+    fn = _METHODS[method]
+    d_out, t_out = _run_both(lambda: fn(dyngrad, d, f32), lambda: fn(torch, t, f32))
+    if t_out is not None:
+        _assert_close(d_out, t_out, f32, method)
+
+
+# ---------------------------------------------------------------------- utils
+def test_utils_match_torch() -> None:
+    """torch.distributions.utils: broadcast_all's dtypes, the probs/logits maps, the triangle packing."""
+    u_d, u_t = dyngrad.distributions.utils, torch.distributions.utils
+    for args in [(1.0, 2), (dyngrad.tensor([1.0, 2.0], dtype=dyngrad.float64), 3.0), (True, 0.5)]:
+        t_args = [torch.tensor(a.numpy()) if isinstance(a, dyngrad.Tensor) else a for a in args]
+        for a, b in zip(u_d.broadcast_all(*args), u_t.broadcast_all(*t_args)):
+            _assert_close(a, b, CASES[0], "broadcast_all")
+    x = np.array([[0.2, -1.0, 3.0], [0.5, 0.5, -0.2]])
+    p = np.array([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]])
+    for binary in (False, True):
+        _assert_close(u_d.logits_to_probs(dyngrad.tensor(x), binary), u_t.logits_to_probs(torch.tensor(x), binary),
+                      CASES[0], "logits_to_probs")
+        _assert_close(u_d.probs_to_logits(dyngrad.tensor(p), binary), u_t.probs_to_logits(torch.tensor(p), binary),
+                      CASES[0], "probs_to_logits")
+    _assert_close(u_d.clamp_probs(dyngrad.tensor(p)), u_t.clamp_probs(torch.tensor(p)), CASES[0], "clamp_probs")
+    m = np.arange(32.0).reshape(2, 4, 4)
+    for diag in (-2, -1, 0, 1):
+        vd = u_d.tril_matrix_to_vec(dyngrad.tensor(m), diag)
+        vt = u_t.tril_matrix_to_vec(torch.tensor(m), diag)
+        _assert_close(vd, vt, CASES[0], f"tril_matrix_to_vec {diag}")
+        _assert_close(u_d.vec_to_tril_matrix(vd, diag), u_t.vec_to_tril_matrix(vt, diag), CASES[0],
+                      f"vec_to_tril_matrix {diag}")
+    for program in (lambda u, lib: u.tril_matrix_to_vec(lib.ones(3, 3), 3),
+                    lambda u, lib: u.vec_to_tril_matrix(lib.ones(4)),
+                    lambda u, lib: u.broadcast_all([1.0])):
+        d, t = _run_both(lambda f=program: f(u_d, dyngrad), lambda f=program: f(u_t, torch))
+        if t is not None:  # (torch's size check lets a 4-vector through: it rounds the side down)
+            _assert_close(d, t, CASES[0], "no error")
