@@ -65,13 +65,15 @@ def _import_libs():
 
     torch.set_num_threads(1)
     import autograd_workloads
+    import distribution_workloads
     import module_workloads
     import nn_workloads
     import special_workloads
     import spectral_workloads
     import workloads
 
-    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S)
+    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S),
+    # the distributions' (D)
     workloads.ALL = {
         **workloads.WORKLOADS,
         **nn_workloads.WORKLOADS,
@@ -79,6 +81,7 @@ def _import_libs():
         **module_workloads.WORKLOADS,
         **special_workloads.WORKLOADS,
         **spectral_workloads.WORKLOADS,
+        **distribution_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads
 
