@@ -18,7 +18,7 @@ import dyngrad.viz
 
 DOCUMENTED = {
     f"optim.{name}": getattr(optim, name)
-    for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
+    for name in ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
                  "ASGD", "LBFGS")
 }
 
@@ -57,13 +57,22 @@ def test_dyngrad_only_docstring_example(name):
     assert runner.failures == 0, "".join(failures)
 
 
-@pytest.mark.parametrize("name", sorted(DOCUMENTED))
+SCHEDULERS = {f"lr_scheduler.{name}": getattr(optim.lr_scheduler, name) for name in (
+    "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ExponentialLR", "ConstantLR", "LinearLR",
+    "PolynomialLR", "CosineAnnealingLR", "SequentialLR", "ChainedScheduler", "CyclicLR", "CosineAnnealingWarmRestarts",
+    "OneCycleLR", "ReduceLROnPlateau")}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED) + sorted(SCHEDULERS))
 def test_docstring_documents_every_argument(name):
     """Each argument of the constructor is named in the Args section (a flag may share a line with others)."""
     import inspect
 
-    cls = DOCUMENTED[name]
-    doc = cls.__doc__
-    args = doc.split("Args:")[1].split("Raises:")[0]
+    cls = {**DOCUMENTED, **SCHEDULERS}[name]
+    args = cls.__doc__.split("Args:")[1].split("Raises:")[0]
+    documented = {line.split()[0].rstrip(":,") for line in args.splitlines() if line.startswith(" " * 8) and
+                  not line.startswith(" " * 9)}
+    documented |= {word.rstrip(":,") for line in args.splitlines() if ", " in line.split(":")[0]
+                   for word in line.split(":")[0].split()}
     for param in list(inspect.signature(cls.__init__).parameters)[1:]:
-        assert param in args, f"{name}: argument {param!r} is not documented"
+        assert param in documented, f"{name}: argument {param!r} is not documented"
