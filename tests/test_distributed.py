@@ -32,9 +32,10 @@ def _mpiexec() -> str:
     return str(candidate)
 
 
-def _run_job(worker: str, timeout: float = 240, runner: str = "mpi4py") -> str:
+def _run_job(worker: str, timeout: float = 240, runner: str | None = "mpi4py", world: int = WORLD,
+             expect_success: bool = True) -> str:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([_mpiexec(), "-n", str(WORLD), sys.executable, "-m", runner, str(HERE / "distributed" /
+    proc = subprocess.Popen([_mpiexec(), "-n", str(world), sys.executable, *(["-m", runner] if runner else []), str(HERE / "distributed" /
                              worker)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                             start_new_session=True)
     try:
@@ -43,7 +44,7 @@ def _run_job(worker: str, timeout: float = 240, runner: str = "mpi4py") -> str:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         pytest.fail(f"{worker} did not finish in {timeout} s:\n{out}")
-    assert proc.returncode == 0, out
+    assert (proc.returncode == 0) == expect_success, out
     return out
 
 
@@ -66,39 +67,65 @@ def test_collectives_in_an_mpi_job():
 def test_distributed_data_parallel_matches_single_process_torch():
     oks = _oks(_run_job("ddp_worker.py"))
     for name in ("ddp bucket_cap_mb=25", "ddp bucket_cap_mb=1e-05", "ddp no_sync", "ddp find_unused_parameters",
-                 "ddp unused parameter error"):
+                 "ddp unused parameter error", "sync batchnorm"):
         for rank in range(WORLD):
             assert f"{name} rank={rank}" in oks, f"missing: {name} on rank {rank}"
 
 
-def test_unmodified_torch_script_under_python_m_dyngrad():
-    """A torch DDP script (torch imports, DistributedSampler, DataLoader) run through ``python -m dyngrad``: the
-    ranks end equal, with the weights of plain torch trained on the batches in the same order."""
-    out = _run_job("torch_script_worker.py", runner="dyngrad")
-    xs = torch.arange(24, dtype=torch.float64).reshape(12, 2) / 10
-    ys = xs.sum(1, keepdim=True)
-    model = torch.nn.Linear(2, 1).double()
-    with torch.no_grad():
-        model.weight.fill_(0.5)
-        model.bias.zero_()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range(2):  # 12 samples, 3 ranks, batches of 2: two steps; rank r reads samples r, r+3, r+6, r+9
-        opt.zero_grad()
-        loss = 0
-        for rank in range(WORLD):
-            idx = [rank + 3 * (2 * step), rank + 3 * (2 * step + 1)]
-            loss = loss + torch.nn.functional.mse_loss(model(xs[idx]), ys[idx]) / WORLD
-        loss.backward()
-        opt.step()
+@pytest.mark.parametrize("world", [2, 3])
+def test_unmodified_torch_script_under_python_m_dyngrad(world):
+    """A torch DDP script (torch imports, DistributedSampler padding an uneven dataset, DataLoader, BatchNorm
+    buffers broadcast from rank 0) run through ``python -m dyngrad``: every rank ends with the weights of plain
+    torch trained on the same batches (the mean of the ranks' losses per step), and rank 0's BatchNorm buffers."""
     import ast
 
     import numpy as np
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
-    printed = {ok.rsplit(" rank=", 1)[1]: ast.literal_eval(ok.split(" ", 1)[1].rsplit(" rank=", 1)[0])
-               for ok in _oks(out) if ok.startswith("weights ")}
-    assert sorted(printed) == [str(r) for r in range(WORLD)], out
-    for weights in printed.values():
-        np.testing.assert_allclose(weights, model.weight.detach().numpy(), rtol=0, atol=1e-11)
+    out = _run_job("torch_script_worker.py", runner="dyngrad", world=world)
+    xs = torch.arange(22, dtype=torch.float64).reshape(11, 2) / 10
+    ys = xs.sum(1, keepdim=True)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 1)).double()
+    with torch.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(torch.linspace(-0.5, 0.5, p.numel(), dtype=torch.float64).reshape(p.shape) * (i + 1))
+    shares = [list(TorchSampler(xs, num_replicas=world, rank=r, shuffle=False)) for r in range(world)]
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    params = dict(model.named_parameters())
+    buffers = {k: v.clone() for k, v in model.named_buffers()}
+    for step in range(0, len(shares[0]), 2):
+        opt.zero_grad()
+        loss, start = 0, buffers
+        for r in range(world):  # each rank starts from rank 0's buffers (DDP broadcasts them at each forward)
+            idx = shares[r][step:step + 2]
+            own = {k: v.clone() for k, v in start.items()}
+            out_r = torch.func.functional_call(model, {**params, **own}, (xs[idx],))
+            loss = loss + torch.nn.functional.mse_loss(out_r, ys[idx]) / world
+            if r == 0:
+                buffers = own
+        loss.backward()
+        opt.step()
+
+    def printed(kind):
+        found = {ok.rsplit(" rank=", 1)[1]: ast.literal_eval(ok.split(" ", 1)[1].rsplit(" rank=", 1)[0])
+                 for ok in _oks(out) if ok.startswith(kind + " ")}
+        assert sorted(found) == [str(r) for r in range(world)], out
+        return found
+
+    expected = torch.cat([p.detach().reshape(-1) for p in model.parameters()]).numpy()
+    for weights in printed("weights").values():
+        np.testing.assert_allclose(weights, expected, rtol=0, atol=1e-11)
+    running_mean = printed("buffers")["0"]  # rank 0's (the others' hold the statistics of their own last batch)
+    np.testing.assert_allclose(running_mean, buffers["1.running_mean"].numpy(), rtol=0, atol=1e-12)
+
+
+def test_bad_input_raises_on_every_rank_and_a_failing_rank_ends_the_job():
+    out = _run_job("faults_worker.py", runner=None, timeout=120, expect_success=False)
+    oks = _oks(out)
+    for name in ("second init", "mismatched sizes all_reduce", "mismatched sizes broadcast", "mismatched dtypes"):
+        for rank in range(WORLD):
+            assert f"{name} rank={rank}" in oks, out
+    assert "ZeroDivisionError: rank 1 fails on purpose" in out and "NOT REACHED" not in out
 
 
 def test_errors_without_a_process_group():
