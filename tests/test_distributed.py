@@ -128,6 +128,52 @@ def test_bad_input_raises_on_every_rank_and_a_failing_rank_ends_the_job():
     assert "ZeroDivisionError: rank 1 fails on purpose" in out and "NOT REACHED" not in out
 
 
+def test_digits_ddp_example_trains_as_the_single_process_demo(tmp_path):
+    """examples/digits_ddp.py on 2 processes, the CNN demo's short run (10 epochs, lr 3e-3): the accuracy bound of
+    tests/test_examples.py's single-process short run, equal replicas, rank 0's PNG."""
+    plot = tmp_path / "ddp.png"
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"), OMP_NUM_THREADS="1")
+    proc = subprocess.run([_mpiexec(), "-n", "2", sys.executable, "-m", "mpi4py", str(HERE.parent / "examples" /
+                           "digits_ddp.py"), "--epochs", "10", "--lr", "3e-3", "--plot", str(plot)],
+                          capture_output=True, text=True, timeout=300, env=env, start_new_session=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    last = [line for line in proc.stdout.splitlines() if line.startswith("test accuracy: ")]
+    assert len(last) == 1 and last[0].endswith("2 processes; replicas equal: True"), proc.stdout
+    assert float(last[0].split()[2].rstrip("%")) / 100 >= 0.93
+    assert proc.stdout.count("mean train loss") == 10  # rank 0 alone prints
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_same_program_prints_the_same_losses_on_torch_gloo_and_dyngrad_mpi():
+    """tests/distributed/same_program.py, unchanged: PyTorch under torchrun (gloo, 2 processes) and dyngrad under
+    mpiexec (MPI, 2 processes) print the same per-step losses on every rank."""
+    program = str(HERE / "distributed" / "same_program.py")
+    torchrun = Path(sys.executable).parent / "torchrun"
+    proc = subprocess.Popen([str(torchrun), "--nproc_per_node=2", f"--master_port={_free_port()}", program],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        torch_out, _ = proc.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        torch_out, _ = proc.communicate()
+        pytest.fail(f"torchrun did not finish:\n{torch_out}")
+    assert proc.returncode == 0, torch_out
+    ours = _run_job("same_program.py", runner="dyngrad", world=2)
+
+    def losses(out):
+        return sorted(line for line in out.splitlines() if line.startswith("rank ") and " loss " in line)
+
+    assert len(losses(torch_out)) == 20 and losses(ours) == losses(torch_out), (ours, torch_out)
+
+
 def test_errors_without_a_process_group():
     assert dist.is_available() and not dist.is_initialized()
     for call in (dist.get_rank, dist.get_world_size, lambda: dist.all_reduce(dyngrad.ones(2))):
