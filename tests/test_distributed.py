@@ -33,8 +33,8 @@ def _mpiexec() -> str:
 
 
 def _run_job(worker: str, timeout: float = 240, runner: str | None = "mpi4py", world: int = WORLD,
-             expect_success: bool = True) -> str:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
+             expect_success: bool = True, extra_env: dict | None = None) -> str:
+    env = dict(os.environ, **(extra_env or {}), PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen([_mpiexec(), "-n", str(world), sys.executable, *(["-m", runner] if runner else []), str(HERE / "distributed" /
                              worker)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                             start_new_session=True)
@@ -64,12 +64,39 @@ def test_collectives_in_an_mpi_job():
             assert f"{name} rank={rank}" in oks, f"missing: {name} on rank {rank}"
 
 
-def test_distributed_data_parallel_matches_single_process_torch():
-    oks = _oks(_run_job("ddp_worker.py"))
+def test_distributed_data_parallel_matches_single_process_torch(tmp_path):
+    """DDP on 3 processes against torch on the whole batch; then its checkpoint (written by rank 0 with
+    dyngrad.save mid-training) resumes on 2 processes, and equals torch resuming the same file in one process."""
+    import ast
+
+    import numpy as np
+
+    checkpoint = tmp_path / "ddp.pt"
+    oks = _oks(_run_job("ddp_worker.py", extra_env={"CHECKPOINT": str(checkpoint)}))
     for name in ("ddp bucket_cap_mb=25", "ddp bucket_cap_mb=1e-05", "ddp no_sync", "ddp find_unused_parameters",
-                 "ddp unused parameter error", "sync batchnorm"):
+                 "ddp unused parameter error", "sync batchnorm", "checkpoint"):
         for rank in range(WORLD):
             assert f"{name} rank={rank}" in oks, f"missing: {name} on rank {rank}"
+
+    out = _run_job("resume_worker.py", world=2, extra_env={"CHECKPOINT": str(checkpoint)})
+    saved = torch.load(checkpoint, weights_only=True)  # PyTorch reads the file dyngrad's rank 0 wrote
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).double()
+    model.load_state_dict({k.removeprefix("module."): v for k, v in saved["model"].items()})
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    opt.load_state_dict(saved["optimizer"])
+    data = np.random.RandomState(0)
+    X, Y = torch.tensor(data.randn(12, 4)), torch.tensor(data.randn(12, 1))
+    for _ in range(2):
+        opt.zero_grad()
+        ((model(X) - Y) ** 2).mean().backward()
+        opt.step()
+    expected = torch.cat([p.detach().reshape(-1) for p in model.parameters()]).numpy()
+    resumed = [ok for ok in _oks(out) if ok.startswith("resumed ")]
+    assert len(resumed) == 2, out
+    for ok in resumed:
+        values, rest = ok[len("resumed "):].split("] ", 1)
+        assert rest.startswith("epoch=2")
+        np.testing.assert_allclose(np.array(ast.literal_eval(values + "]")), expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("world", [2, 3])

@@ -113,4 +113,18 @@ for name in ("running_mean", "running_var"):
     np.testing.assert_allclose(getattr(sync.module[1], name).numpy(), getattr(reference_model[1], name).numpy(),
                                rtol=0, atol=1e-12)
 print(f"OK sync batchnorm rank={rank}", flush=True)
+
+# A checkpoint written by rank 0 mid-training (tests/distributed/resume_worker.py resumes it on 2 processes).
+import os  # noqa: E402
+
+ddp = DDP(make(torch, 100 + rank))
+opt = torch.optim.Adam(ddp.parameters(), lr=0.05)
+for _ in range(2):
+    opt.zero_grad()
+    ((ddp(torch.tensor(X[shard])) - torch.tensor(Y[shard])) ** 2).mean().backward()
+    opt.step()
+if rank == 0:
+    torch.save({"model": ddp.state_dict(), "optimizer": opt.state_dict(), "epoch": 2}, os.environ["CHECKPOINT"])
+dist.barrier()
+print(f"OK checkpoint rank={rank}", flush=True)
 dist.destroy_process_group()
