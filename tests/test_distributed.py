@@ -181,7 +181,7 @@ def _free_port() -> int:
 
 def test_the_same_program_prints_the_same_losses_on_torch_gloo_and_dyngrad_mpi():
     """tests/distributed/same_program.py, unchanged: PyTorch under torchrun (gloo, 2 processes) and dyngrad under
-    mpiexec (MPI, 2 processes) print the same per-step losses on every rank."""
+    mpiexec (MPI, 2 processes) print the same per-step losses (the mean over the processes)."""
     program = str(HERE / "distributed" / "same_program.py")
     torchrun = Path(sys.executable).parent / "torchrun"
     proc = subprocess.Popen([str(torchrun), "--nproc_per_node=2", f"--master_port={_free_port()}", program],
@@ -198,7 +198,7 @@ def test_the_same_program_prints_the_same_losses_on_torch_gloo_and_dyngrad_mpi()
     def losses(out):
         return sorted(line for line in out.splitlines() if line.startswith("rank ") and " loss " in line)
 
-    assert len(losses(torch_out)) == 20 and losses(ours) == losses(torch_out), (ours, torch_out)
+    assert len(losses(torch_out)) == 10 and losses(ours) == losses(torch_out), (ours, torch_out)
 
 
 def test_errors_without_a_process_group():
