@@ -121,11 +121,12 @@ def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) 
     x = unit_uniform(g, n, npd)
     if npd == _f64:
         lo, hi = _f64(low), _f64(high)
-        return x * (hi - lo) + lo
+        return fma64(x, float(hi - lo), float(lo))
     if npd == _f16:  # float16 scales in double with the bounds unrounded (found by experiment)
-        return (x.astype(_f64) * (float(high) - float(low)) + float(low)).astype(_f16)
+        out = (x.astype(_f64) * (float(high) - float(low)) + float(low)).astype(_f16)
+        return np.where(out == _f16(high), _f16(low), out)  # a value rounded up to `to` becomes `from`, as torch
     lo, hi = _f32(low), _f32(high)
-    return x * (hi - lo) + lo
+    return fma32(x, hi - lo, lo)  # (fused in torch's compiled kernel: found by experiment)
 
 
 # ------------------------------------------------------------------ normal

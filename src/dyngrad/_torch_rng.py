@@ -57,7 +57,8 @@ class MT19937Stream:
     # ------------------------------------------------------------------ raw draws
     def words(self, n: int) -> np.ndarray:
         """``n`` successive ``random()`` draws (uint32)."""
-        self._next_at_end = _N
+        if n:
+            self._next_at_end = _N
         return self._draw.integers(0, 1 << 32, size=n, dtype=_U32)
 
     def random(self) -> int:
@@ -72,6 +73,11 @@ class MT19937Stream:
     def random64(self) -> int:
         hi, lo = self.words(2)
         return (int(hi) << 32) | int(lo)
+
+    def numpy(self) -> np.random.Generator:
+        """A NumPy Generator seeded from one ``random64`` draw, for the samplers whose torch kernels are not
+        reproduced here (gamma, Dirichlet, poisson, binomial): seeded runs repeat, the numbers are not torch's."""
+        return np.random.Generator(np.random.PCG64(self.random64()))
 
     # ------------------------------------------------------------------ the state as torch's bytes
     def to_bytes(self) -> bytes:

@@ -1,7 +1,8 @@
 """Samplers behind torch.distributions and their reparameterisation gradients.
 
 ``_standard_gamma``, ``_sample_dirichlet``, ``poisson`` and ``binomial`` draw from dyngrad's NumPy
-generator (Note [Random streams] in _backend.py: reproducible, not torch's numbers). The gradients of
+generator through a NumPy Generator seeded from one 64-bit draw of torch's stream (reproducible, not
+torch's numbers: docs/random.md). The gradients of
 gamma and Dirichlet draws are implicit (pathwise) derivatives: for x ~ Gamma(alpha, 1) with CDF
 F(x; alpha), dx/dalpha = -(dF/dalpha) / pdf(x), the derivative of the sample with the uniform noise
 behind it held fixed. torch evaluates it with the approximations of M. Jankowiak and M. Obermeyer,
@@ -81,7 +82,7 @@ def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - to
     clamped below at the dtype's smallest normal number (as torch's CPU kernel). Differentiable in
     ``input`` (StandardGammaBackward0). Errors: integer input (NotImplementedError, torch's text)."""
     a = _float_input(input, "gamma_cpu")
-    draws = _gamma_draws(_rng(generator), a).astype(a.dtype)
+    draws = _gamma_draws(_rng(generator).numpy(), a).astype(a.dtype)
     values = xp.maximum(draws, xp.asarray(_tiny(a.dtype), dtype=a.dtype))
     return apply(StandardGammaBackward0, (input,), (values,))
 
@@ -186,7 +187,7 @@ def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - 
     category): normalised float64 gamma draws, clamped to [tiny, 1 - eps] of the dtype as torch's kernel.
     Not differentiable (torch records NotImplemented). Errors: integer input (NotImplementedError)."""
     a = _float_input(input, "dirichlet")
-    gammas = _gamma_draws(_rng(generator), a)
+    gammas = _gamma_draws(_rng(generator).numpy(), a)
     total = gammas.sum(axis=-1, keepdims=True) if a.ndim else gammas
     info = xp.finfo(a.dtype)
     values = xp.clip(gammas / total, float(info.tiny), 1 - float(info.eps)).astype(a.dtype)
@@ -352,9 +353,9 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - torch's na
     finite = xp.isfinite(lam64)
     out = xp.full(lam.shape, float(-(2**63)))
     if finite.all():
-        out = xp.asarray(_rng(generator).poisson(lam64), dtype=_f64)
+        out = xp.asarray(_rng(generator).numpy().poisson(lam64), dtype=_f64)
     elif finite.any():
-        out[finite] = _rng(generator).poisson(lam64[finite])
+        out[finite] = _rng(generator).numpy().poisson(lam64[finite])
     return apply(PoissonBackward0, (input,), (out.astype(lam.dtype),))
 
 
@@ -370,7 +371,7 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     c64, p64 = (v.astype(_f64) for v in xp.broadcast_arrays(c, prob._data))
     n = xp.floor(xp.where(xp.isfinite(c64) & (c64 > 0), c64, 0)).astype(xp.int64)
     p = xp.clip(xp.where(xp.isnan(p64), 0, p64), 0, 1)
-    draws = xp.asarray(_rng(generator).binomial(n, p), dtype=_f64)
+    draws = xp.asarray(_rng(generator).numpy().binomial(n, p), dtype=_f64)
     draws = xp.where(p64 >= 1, xp.maximum(c64, 0), draws)
     draws = xp.where(xp.isnan(p64), xp.nan, draws)
     return apply(_NoDerivative, (count, prob), (draws.astype(c.dtype), "binomial"))

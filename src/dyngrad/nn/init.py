@@ -89,8 +89,9 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator=None):
-    """Fill with N(mean, std^2) restricted to [a, b] by the inverse CDF, in torch's steps: uniform_ on
-    [2 cdf(a) - 1, 2 cdf(b) - 1], erfinv_, mul_(std sqrt 2), add_(mean), clamp_(a, b)."""
+    """Fill with N(mean, std^2) restricted to [a, b] by rejection, in torch 2.13's steps (its draws): when
+    [a, b] holds more than 0.3 of the mass, normal_ and redraw the values outside; else uniform candidates
+    accepted with probability exp(-(x - mean)^2 / (2 std^2)) relative to the peak."""
     from math import erf
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
@@ -103,13 +104,39 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     def norm_cdf(x):
         return (1.0 + erf(x / math.sqrt(2.0))) / 2.0
 
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    from .. import where
+    from .._creation import empty_like
+
     with _no_grad():
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # torch 2.13: redraw the normals outside [a, b] (a mask over the whole tensor each round)
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        # a narrow window: rejection from U(a, b) against the density relative to its peak in [a, b]
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
     return tensor
 
 
