@@ -251,3 +251,35 @@ def test_seeded_training_matches_torch():
 
     a, b = train(torch, tdata), train(dyngrad, ddata)
     np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+def test_rejection_samplers():
+    alphas = np.array([0.3, 0.5, 1.0, 2.5, 7.0, 0.05, 30.0, 0.0] * 4)
+    rates = np.array([0.5, 3.0, 12.0, 100.0, 0.0, 9.99, 1e4] * 4)
+    counts = np.array([10.0, 100.0, 5.0, 1000.0, 0.0, 37.0] * 4)
+    probs = np.array([0.3, 0.05, 0.9, 0.5, 0.5, 0.99] * 4)
+    for seed in SEEDS:
+        for dtype in ("float32", "float64"):
+            d = lambda lib: getattr(lib, dtype)  # noqa: E731
+            _same(lambda lib: lib._standard_gamma(lib.tensor(alphas, dtype=d(lib))), seed)
+            _same(lambda lib: lib.poisson(lib.tensor(rates, dtype=d(lib))), seed)
+            _same(lambda lib: lib.binomial(lib.tensor(counts, dtype=d(lib)), lib.tensor(probs, dtype=d(lib))), seed)
+        _same(lambda lib: lib._sample_dirichlet(lib.tensor(alphas[:12].reshape(3, 4) + 0.1)), seed)
+
+
+def test_distribution_samples():
+    def draw(lib):
+        D = lib.distributions
+        parts = [D.Normal(lib.tensor([0.0, 1.0], dtype=lib.float64), 2.0).sample((3,)),
+                 D.Gamma(lib.tensor([0.5, 3.0], dtype=lib.float64), 2.0).sample((4,)),
+                 D.Beta(lib.tensor([0.5, 3.0], dtype=lib.float64), lib.tensor(1.5, dtype=lib.float64)).sample(),
+                 D.Dirichlet(lib.tensor([0.5, 3.0, 1.0], dtype=lib.float64)).sample((2,)).reshape(-1),
+                 D.Poisson(lib.tensor([0.5, 30.0], dtype=lib.float64)).sample((3,)).reshape(-1),
+                 D.Bernoulli(probs=lib.tensor([0.2, 0.9], dtype=lib.float64)).sample((3,)).reshape(-1),
+                 D.Categorical(probs=lib.tensor([0.2, 0.5, 0.3], dtype=lib.float64)).sample((5,)).double(),
+                 D.Exponential(lib.tensor([1.5], dtype=lib.float64)).sample((3,)).reshape(-1),
+                 D.Uniform(lib.tensor(-1.0, dtype=lib.float64), 2.0).sample((4,))]
+        return lib.cat([p.reshape(-1) for p in parts])
+
+    for seed in SEEDS:
+        _same(draw, seed, ulps=2)

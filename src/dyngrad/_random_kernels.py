@@ -110,9 +110,17 @@ def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
     otherwise (float16 draws a float, 24 bits, rounded to half only at the end: found by experiment)."""
     npd = np.dtype(npd)
     if npd == _f64:
-        return (g.words64(n) & np.uint64((1 << 53) - 1)).astype(_f64) * 2.0**-53
+        words = g.words64(n)
+        np.bitwise_and(words, np.uint64((1 << 53) - 1), out=words)
+        out = words.view(np.int64).astype(_f64)
+        out *= 2.0**-53
+        return out
     bits = _DIGITS[npd]
-    return (g.words(n) & np.uint32((1 << bits) - 1)).astype(_f32) * _f32(2.0**-bits)
+    words = g.words(n)
+    np.bitwise_and(words, np.uint32((1 << bits) - 1), out=words)
+    out = words.view(np.int32).astype(_f32)  # (below 2**24 as int32: NumPy's fast integer conversion)
+    out *= _f32(2.0**-bits)
+    return out
 
 
 def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) -> np.ndarray:
@@ -121,11 +129,13 @@ def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) 
     x = unit_uniform(g, n, npd)
     if npd == _f64:
         lo, hi = _f64(low), _f64(high)
-        return fma64(x, float(hi - lo), float(lo))
+        return x if (lo == 0 and hi == 1) else fma64(x, float(hi - lo), float(lo))
     if npd == _f16:  # float16 scales in double with the bounds unrounded (found by experiment)
         out = (x.astype(_f64) * (float(high) - float(low)) + float(low)).astype(_f16)
         return np.where(out == _f16(high), _f16(low), out)  # a value rounded up to `to` becomes `from`, as torch
     lo, hi = _f32(low), _f32(high)
+    if lo == 0 and hi == 1:  # (x * 1 + 0 is x)
+        return x
     return fma32(x, hi - lo, lo)  # (fused in torch's compiled kernel: found by experiment)
 
 
@@ -162,13 +172,16 @@ def _fill16(data: np.ndarray, npd) -> np.ndarray:
         # log: correctly rounded (float64, rounded); sin/cos: NumPy's float32 SIMD versions, which agree with
         # torch's vectorised ones more often than correctly rounded values do (92% of elements bit for bit,
         # the rest within 3 ulps: measured against torch 2.13's wheel on AVX-512)
-        radius = np.log(u1.astype(_f64)).astype(_f32)
+        wide = u1.astype(_f64)
+        np.log(wide, out=wide)
+        radius = wide.astype(_f32)
         radius *= _f32(-2)
         np.sqrt(radius, out=radius)
-        theta = _f32(_TWO_PI) * u2  # (2 pi as a float, times u2 in float: found by experiment)
+        theta = u2 * _f32(_TWO_PI)  # (2 pi as a float, times u2 in float: found by experiment)
         out = np.empty((data.shape[0], 16), dtype=_f32)
         np.multiply(radius, np.cos(theta), out=out[:, :8])
-        np.multiply(radius, np.sin(theta), out=out[:, 8:])
+        np.sin(theta, out=theta)
+        np.multiply(radius, theta, out=out[:, 8:])
         return out
     # float16: each named intermediate of torch's kernel is a Half; the arithmetic between them is float
     u1 = u1.astype(_f16).astype(_f32)
@@ -188,9 +201,12 @@ def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, c
         data = unit_uniform(g, full if npd == _f16 else n, npd)
         if npd == _f16:
             data = data.astype(_f16).astype(_f32)
-        out = np.empty(n, dtype=acc)
-        out[:full] = _fill16(data[:full].reshape(-1, 16), npd).ravel()
-        if n % 16:
+        blocks = _fill16(data[:full].reshape(-1, 16), npd).ravel()
+        if n % 16 == 0:
+            out = blocks
+        else:
+            out = np.empty(n, dtype=acc)
+            out[:full] = blocks
             tail = unit_uniform(g, 16, npd)
             if npd == _f16:
                 tail = tail.astype(_f16).astype(_f32)

@@ -67,8 +67,9 @@ class MT19937Stream:
 
     def words64(self, n: int) -> np.ndarray:
         """``n`` successive ``random64()`` draws (uint64): two words each, the first the high half."""
-        w = self.words(2 * n).astype(np.uint64).reshape(n, 2)
-        return (w[:, 0] << np.uint64(32)) | w[:, 1]
+        # two little-endian words (hi, lo) read as one uint64 are lo + hi << 32: swap the halves by a view
+        w = self.words(2 * n).reshape(n, 2)[:, ::-1]
+        return np.ascontiguousarray(w).view(np.uint64).reshape(n)
 
     def random64(self) -> int:
         hi, lo = self.words(2)
