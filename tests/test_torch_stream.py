@@ -283,3 +283,19 @@ def test_distribution_samples():
 
     for seed in SEEDS:
         _same(draw, seed, ulps=2)
+
+
+def test_alpha_and_3d_dropout():
+    x = np.linspace(-2, 2, 2 * 3 * 4 * 5 * 2).reshape(2, 3, 4, 5, 2).astype(np.float32)
+    for seed in SEEDS:
+        for p in (0.2, 0.5):
+            _same(lambda lib: lib.nn.functional.alpha_dropout(lib.tensor(x), p, True), seed)
+            _same(lambda lib: lib.nn.functional.feature_alpha_dropout(lib.tensor(x), p, True), seed)
+            _same(lambda lib: lib.nn.functional.dropout3d(lib.tensor(x), p), seed)
+            _same(lambda lib: lib.nn.AlphaDropout(p)(lib.tensor(x.astype(np.float64))), seed)
+            _same(lambda lib: lib.nn.FeatureAlphaDropout(p)(lib.tensor(x[0])), seed)
+            _same(lambda lib: lib.nn.Dropout3d(p)(lib.tensor(x[0])), seed)
+    for lib in (torch, dyngrad):  # graph: MulBackward0 then AddBackward0, as torch
+        y = lib.nn.functional.alpha_dropout(lib.tensor(x, requires_grad=True), 0.3, True)
+        assert type(y.grad_fn).__name__ == "AddBackward0"
+        assert type(y.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
