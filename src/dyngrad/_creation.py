@@ -1,8 +1,7 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros, ones, full, arange, rand, ... and *_like.
 
-Random functions draw from dyngrad's NumPy generator (see Note [Random streams]
-in _backend.py): seeded by ``manual_seed`` and reproducible, but not the same
-numbers torch draws.
+Random functions draw torch's CPU stream (Note [Random streams] in _backend.py): after the
+same ``manual_seed``, torch's numbers (docs/random.md).
 """
 
 from __future__ import annotations

@@ -338,7 +338,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     As aten's CPU ``dropout``: not training, p == 0 or an empty input return the input
     itself; p == 1 multiplies by a 0-d zero; otherwise input * (mask / (1 - p)) with a
-    Bernoulli(1 - p) mask from dyngrad's generator (Note [Random streams]): MulBackward0,
+    Bernoulli(1 - p) mask drawn as torch's bernoulli_ (Note [Random streams]): MulBackward0,
     whose gradient is grad * mask / (1 - p).
     """
     if p < 0.0 or p > 1.0:

@@ -1,8 +1,8 @@
 """nn.init: fill tensors in place with torch's initialisation schemes.
 
-Fan computation, gain table, bounds and error texts follow torch.nn.init; the random draws come
-from dyngrad's generator (Note [Random streams]), so values differ from torch's but the
-distributions are the same. Every function writes under no_grad and returns its argument.
+Fan computation, gain table, bounds and error texts follow torch.nn.init; the random draws go
+through the tensor fills (``uniform_``, ``normal_``) as torch's Python does, so after the same
+``manual_seed`` the values are torch's (docs/random.md). Every function writes under no_grad and returns its argument.
 """
 
 from __future__ import annotations
