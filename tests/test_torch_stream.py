@@ -16,7 +16,7 @@ FLOATS = ("float32", "float64", "float16")
 
 
 def _np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
+    return t.detach().numpy()
 
 
 def _run(fn, seed):

@@ -24,8 +24,8 @@ _C0331_F = float(np.float32(0.0331))
 
 
 class _Draws:
-    """Scalar double uniforms and normals from a stream, words fetched in blocks (the stream's position is
-    set back to the words used when ``close`` is called)."""
+    """Scalar draws from a stream as torch's samplers take them: a double uniform (53 bits of ``random64``)
+    and a standard normal_distribution<double> draw (Box-Muller with the generator's cached sine value)."""
 
     def __init__(self, g: MT19937Stream) -> None:
         self.g = g

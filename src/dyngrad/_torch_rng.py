@@ -75,11 +75,6 @@ class MT19937Stream:
         hi, lo = self.words(2)
         return (int(hi) << 32) | int(lo)
 
-    def numpy(self) -> np.random.Generator:
-        """A NumPy Generator seeded from one ``random64`` draw, for the samplers whose torch kernels are not
-        reproduced here (gamma, Dirichlet, poisson, binomial): seeded runs repeat, the numbers are not torch's."""
-        return np.random.Generator(np.random.PCG64(self.random64()))
-
     # ------------------------------------------------------------------ the state as torch's bytes
     def to_bytes(self) -> bytes:
         st = self._bits.state["state"]
