@@ -69,6 +69,11 @@ def test_generator_objects():
     b2 = dyngrad.Generator().set_state(dyngrad.tensor(a.get_state().numpy()))
     np.testing.assert_array_equal(torch.randperm(30, generator=a).numpy(), dyngrad.randperm(30, generator=b2).numpy())
     assert dyngrad.Generator().manual_seed(2**64 - 1).initial_seed() == torch.Generator().manual_seed(2**64 - 1).initial_seed()
+    for lib in (torch, dyngrad):
+        with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+            lib.Generator().manual_seed(2**64)
+        lib.manual_seed(-1)
+        assert lib.initial_seed() == 2**64 - 1
     with pytest.raises(RuntimeError, match="Expected a CPUGeneratorImplState of size 5056"):
         dyngrad.set_rng_state(dyngrad.zeros(10, dtype=dyngrad.uint8))
 

@@ -817,10 +817,10 @@ class Generator:
         return device("cpu")
 
     def manual_seed(self, seed: int) -> Generator:
-        """Seed (any int in [-2**63, 2**64); torch keeps it modulo 2**64). Errors: torch's for other values."""
+        """Seed (any int in [-2**63, 2**64); torch keeps it modulo 2**64). Errors: ValueError (torch's text) beyond."""
         seed = operator.index(seed)
         if not -(1 << 63) <= seed < (1 << 64):
-            raise RuntimeError("Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")
         self._stream.manual_seed(seed)
         return self
 

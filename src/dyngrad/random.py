@@ -19,7 +19,7 @@ __all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "ma
 
 def manual_seed(seed) -> Generator:
     """Seed the default generator (torch keeps the seed modulo 2**64; the engine uses its low 32 bits) and
-    return it. Errors: a seed outside [-2**63, 2**64) (RuntimeError, torch's text)."""
+    return it. Errors: a seed outside [-2**63, 2**64) (ValueError, torch's text)."""
     return default_generator.manual_seed(int(seed))
 
 
