@@ -212,6 +212,35 @@ def w4_check(lib, d):
     return {"loss": _np(loss), "W.grad": _np(W.grad)}
 
 
+# ----------------------------------------------------------------------------- W5/W6: random draws
+
+W5_N = 1_000_000
+
+
+def w5_data(rng):
+    return {}
+
+
+def _draw_make(fn):
+    def make(lib, d):
+        lib.manual_seed(0)
+
+        def step():
+            fn(lib)
+
+        return step, None
+
+    def check(lib, d):
+        lib.manual_seed(0)  # the same seed gives torch's numbers (docs/random.md)
+        return {"draw": _np(fn(lib))}
+
+    return make, check
+
+
+w5_make, w5_check = _draw_make(lambda lib: lib.rand(W5_N))
+w6_make, w6_check = _draw_make(lambda lib: lib.randn(W5_N))
+
+
 # ----------------------------------------------------------------------------- registry
 
 
@@ -262,6 +291,8 @@ WORKLOADS = {
             w4_make,
             w4_check,
         ),
+        Workload("W5", f"rand({W5_N}) float32 after manual_seed", "draw", 1, 1.5, w5_data, w5_make, w5_check),
+        Workload("W6", f"randn({W5_N}) float32 after manual_seed", "draw", 1, 2.0, w5_data, w6_make, w6_check),
     )
 }
 

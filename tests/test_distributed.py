@@ -225,22 +225,18 @@ def test_distributed_sampler_matches_torch_in_order(n, drop_last):
         assert list(ours) == list(theirs) and len(ours) == len(theirs)
 
 
-def test_distributed_sampler_shuffles_one_permutation_per_epoch():
-    """The ranks' shares of a shuffled epoch partition one permutation (padded to equal shares), the same
-    for every rank; another epoch is another permutation."""
-    def epoch(e):
-        shares = []
-        for rank in range(WORLD):
-            s = DistributedSampler(range(10), num_replicas=WORLD, rank=rank, seed=3)
-            s.set_epoch(e)
-            shares.append(list(s))
-        return shares
+@pytest.mark.parametrize("n", [7, 10, 100])
+def test_distributed_sampler_shuffles_as_torch(n):
+    """Shuffled: torch's permutation (dyngrad's randperm draws torch's stream) for each seed and epoch."""
+    from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
-    shares = epoch(0)
-    assert all(len(s) == 4 for s in shares)
-    flat = [i for position in zip(*shares) for i in position]  # the padded permutation, in its order
-    assert sorted(flat[:10]) == list(range(10)) and flat[10:] == flat[:2]
-    assert epoch(0) == shares and epoch(1) != shares
+    for rank in range(WORLD):
+        for seed, epoch in [(0, 0), (5, 0), (5, 3)]:
+            ours = DistributedSampler(range(n), num_replicas=WORLD, rank=rank, seed=seed)
+            theirs = TorchSampler(range(n), num_replicas=WORLD, rank=rank, seed=seed)
+            ours.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert list(ours) == list(theirs)
 
 
 def test_distributed_sampler_errors_as_torch():

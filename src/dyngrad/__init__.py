@@ -140,18 +140,7 @@ multiply = mul
 subtract = sub
 
 
-def manual_seed(seed: int):
-    """Seed dyngrad's random stream (not bit-identical to torch's stream)."""
-    _manual_seed(seed)
-    return Generator().manual_seed(seed)
-
-
-def seed() -> int:
-    import random
-
-    s = random.randrange(2**63)
-    _manual_seed(s)
-    return s
+from .random import default_generator, fork_rng, initial_seed, manual_seed, seed  # noqa: E402
 
 
 def set_default_dtype(d) -> None:

@@ -22,18 +22,21 @@ ndarray = np.ndarray
 np.seterr(all="ignore")
 
 # Note [Random streams]
-# dyngrad draws random numbers from one NumPy Generator, reseeded by
-# ``manual_seed``. Streams are reproducible within dyngrad but are not
-# bit-for-bit the streams torch's CPU generator produces.
-_generator = np.random.default_rng()
+# dyngrad's default CPU generator is torch's: an mt19937 with torch's draws, seed and state layout
+# (_torch_rng.py), and the sampling kernels draw from it as torch's CPU kernels do (_random_kernels.py),
+# so ``manual_seed(s)`` followed by the same ops gives torch's numbers (docs/random.md says which ops
+# match to the bit).
+from ._torch_rng import MT19937Stream  # noqa: E402
+
+_generator = MT19937Stream()
 
 
 def manual_seed(seed: int) -> None:
-    global _generator
-    _generator = np.random.default_rng(int(seed))
+    _generator.manual_seed(seed)
 
 
-def generator() -> np.random.Generator:
+def generator() -> MT19937Stream:
+    """The default generator's stream (torch.default_generator)."""
     return _generator
 
 

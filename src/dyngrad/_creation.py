@@ -1,8 +1,7 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros, ones, full, arange, rand, ... and *_like.
 
-Random functions draw from dyngrad's NumPy generator (see Note [Random streams]
-in _backend.py): seeded by ``manual_seed`` and reproducible, but not the same
-numbers torch draws.
+Random functions draw torch's CPU stream (Note [Random streams] in _backend.py): after the
+same ``manual_seed``, torch's numbers (docs/random.md).
 """
 
 from __future__ import annotations
@@ -15,8 +14,10 @@ import warnings
 import numpy as _np  # only for type checks of incoming NumPy data
 
 from . import _dtype
+from . import _random_kernels as _kernels
 from ._backend import generator, xp
 from ._tensor import Tensor, _tp_name, wrap
+from ._tensor import preserve_format as _PRESERVE
 
 FLOAT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 COPY_CONSTRUCT_WARNING = (
@@ -538,35 +539,42 @@ def full_like(t: Tensor, fill_value, *, dtype=None, layout=None, device=None, re
 
 
 # ------------------------------------------------------------------ random
-def _uniform_real(g, shape, npd):
-    """Samples from [0, 1) drawn at the precision of ``npd`` (casting float64 samples could round up to 1)."""
-    if npd == xp.float64:
-        return g.random(shape)
-    if npd == xp.float32:
-        return g.random(shape, dtype=xp.float32)
-    return (g.integers(0, 1 << 11, size=shape) * 2.0**-11).astype(npd)  # float16: 11 significant bits
-
-
-def _uniform(g, shape, npd):
+# Every draw goes through torch's CPU kernels on torch's generator (_random_kernels.py).
+def _real_view(npd):
+    """(the real dtype drawn, values per element): a complex tensor is filled through its real view."""
     if npd.kind == "c":
-        real = _dtype.from_numpy(npd).to_real().np
-        return (_uniform_real(g, shape, real) + 1j * _uniform_real(g, shape, real)).astype(npd)
-    if npd.kind != "f":
+        return _dtype.from_numpy(npd).to_real().np, 2
+    return npd, 1
+
+
+def _from_real(values, shape, npd):
+    real, k = _real_view(npd)
+    if k == 2:
+        return values.astype(real).reshape(shape + (2,)).view(npd).reshape(shape)
+    return values.reshape(shape)
+
+
+def _uniform(g, shape, npd, low=0.0, high=1.0):
+    if npd.kind not in "fc":
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    return _uniform_real(g, shape, npd)
+    real, k = _real_view(npd)
+    n = math.prod(shape) * k
+    return _from_real(_kernels.uniform(g, n, real, low, high), shape, npd)
 
 
-def _normal(g, shape, npd):
-    if npd.kind == "c":  # torch: real and imaginary parts each with variance 1/2
-        s = math.sqrt(0.5)
-        return (g.standard_normal(shape) * s + 1j * g.standard_normal(shape) * s).astype(npd)
-    if npd.kind != "f":
+def _normal(g, shape, npd, mean=0.0, std=1.0, contiguous=True):
+    if npd.kind not in "fc":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    return g.standard_normal(shape).astype(npd)
+    real, k = _real_view(npd)
+    if k == 2:  # torch: each part with variance std**2 / 2
+        std = std / math.sqrt(2)
+    n = math.prod(shape) * k
+    return _from_real(_kernels.normal(g, n, real, mean, std, contiguous), shape, npd)
 
 
 def _rng(gen):
-    return gen._rng if gen is not None else generator()
+    """The stream of ``gen`` (a dyngrad.Generator), else the default generator's."""
+    return gen._stream if gen is not None else generator()
 
 
 _RAND_SIGNATURES = (
@@ -607,7 +615,7 @@ def _integers(g, low, high, shape, npd):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if npd.kind == "c":
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
-    return g.integers(low, high, size=shape).astype(npd)
+    return _kernels.random_from_to(g, math.prod(shape), npd, low, high - low).reshape(shape)
 
 
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -633,19 +641,36 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
     if npd.kind == "c":
         raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    return _finish(_rng(generator).permutation(n).astype(npd), requires_grad)
+    return _finish(_kernels.randperm(_rng(generator), operator.index(n)).astype(npd), requires_grad)
+
+
+def _like_order(t: Tensor, memory_format):
+    """The strides of ``empty_like(t)``: t's own when it is dense (preserve_format), else contiguous."""
+    a = t._data
+    if memory_format is None or memory_format is _PRESERVE:
+        if a.ndim and not a.flags.c_contiguous and a.size and _kernels.is_dense(a):
+            return a.strides, False
+    return None, True
 
 
 def rand_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(_uniform(generator(), shape, npd), requires_grad)
+    strides, _ = _like_order(t, memory_format)
+    values = _uniform(generator(), shape, npd)
+    if strides is not None:
+        values = _kernels.arrange(values.ravel(), shape, strides)
+    return _finish(values, requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(_normal(generator(), shape, npd), requires_grad)
+    strides, contiguous = _like_order(t, memory_format)
+    values = _normal(generator(), shape, npd, contiguous=contiguous)
+    if strides is not None:
+        values = _kernels.arrange(values.ravel(), shape, strides)
+    return _finish(values, requires_grad)
 
 
 def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
@@ -653,7 +678,11 @@ def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device
     if high is None:
         low, high = 0, low
     shape, npd = _like(t, dtype, device)
-    return _finish(_integers(generator(), low, high, shape, npd), requires_grad)
+    strides, _ = _like_order(t, memory_format)
+    values = _integers(generator(), low, high, shape, npd)
+    if strides is not None:
+        values = _kernels.arrange(values.ravel(), shape, strides)
+    return _finish(values, requires_grad)
 
 
 # ------------------------------------------------------------------ ranges
@@ -770,32 +799,63 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
 
 
 class Generator:
-    """A seedable random stream (torch.Generator), for ``randperm``/``rand``/DataLoader shuffling."""
+    """torch.Generator on the CPU: torch's mt19937 stream (_torch_rng.MT19937Stream), a fresh one seeded with
+    torch's default seed 67280421310721. ``get_state``/``set_state`` exchange torch's 5056-byte state."""
 
     def __init__(self, device="cpu") -> None:
-        self._rng = xp.random.default_rng()
-        self._seed = None
+        from ._torch_rng import MT19937Stream
+
+        self._stream = MT19937Stream()
 
     def __repr__(self) -> str:  # as torch's C class prints
         return f"<torch._C.Generator object at {id(self):#x}>"
 
+    @property
+    def device(self):
+        from . import device
+
+        return device("cpu")
+
     def manual_seed(self, seed: int) -> Generator:
-        self._seed = int(seed)
-        self._rng = xp.random.default_rng(self._seed)
+        """Seed (any int in [-2**63, 2**64); torch keeps it modulo 2**64). Errors: ValueError (torch's text) beyond."""
+        seed = operator.index(seed)
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise ValueError("Overflow when unpacking long long")
+        self._stream.manual_seed(seed)
         return self
+
+    def seed(self) -> int:
+        """Seed from the operating system's entropy (torch: /dev/urandom) and return the seed."""
+        import os
+
+        s = int.from_bytes(os.urandom(8), "little")
+        self._stream.manual_seed(s)
+        return s
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._stream.seed
 
     def get_state(self) -> Tensor:
-        """This generator's state as a uint8 tensor (dyngrad's format; see random_ops.get_rng_state)."""
-        from ._ops.random_ops import get_rng_state
-
-        return get_rng_state(self._rng)
+        """This generator's state: torch's CPUGeneratorImplState as a 5056-element uint8 tensor."""
+        return wrap(xp.frombuffer(self._stream.to_bytes(), dtype=xp.uint8).copy())
 
     def set_state(self, new_state) -> Generator:
-        from ._ops.random_ops import set_rng_state
+        from ._ops.random_ops import _check_state
 
-        set_rng_state(new_state, self._rng)
+        self._stream.from_bytes(_check_state(new_state))
         return self
 
+    def clone_state(self) -> Generator:
+        g = Generator()
+        g._stream.copy_from(self._stream)
+        return g
+
+
+def _default_generator() -> Generator:
+    """torch.default_generator: a Generator object over the default stream (_backend.generator())."""
+    g = Generator.__new__(Generator)
+    g._stream = generator()
+    return g
+
+
+default_generator = _default_generator()

@@ -338,7 +338,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     As aten's CPU ``dropout``: not training, p == 0 or an empty input return the input
     itself; p == 1 multiplies by a 0-d zero; otherwise input * (mask / (1 - p)) with a
-    Bernoulli(1 - p) mask from dyngrad's generator (Note [Random streams]): MulBackward0,
+    Bernoulli(1 - p) mask drawn as torch's bernoulli_ (Note [Random streams]): MulBackward0,
     whose gradient is grad * mask / (1 - p).
     """
     if p < 0.0 or p > 1.0:
@@ -352,7 +352,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         noise = xp.zeros((), dtype=a.dtype)
     else:
-        noise = (generator().random(a.shape) >= p).astype(a.dtype)
+        # torch: empty_like(input).bernoulli_(1 - p) (input's strides), then div_(1 - p)
+        from .._random_kernels import arrange, bernoulli_scalar, is_dense
+
+        strides = a.strides if is_dense(a) else xp.empty(a.shape, dtype=a.dtype).strides
+        noise = arrange(bernoulli_scalar(generator(), a.size, 1 - p), a.shape, strides).astype(a.dtype)
         noise /= xp.asarray(1 - p, dtype=a.dtype)
     if inplace:
         return input.mul_(wrap(noise))
@@ -376,7 +380,12 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     if p == 1:
         noise = xp.zeros(shape, dtype=a.dtype)
     else:
-        noise = (generator().random(shape) >= p).astype(a.dtype)
+        from .._random_kernels import bernoulli_scalar
+
+        n = 1
+        for d in shape:
+            n *= d
+        noise = bernoulli_scalar(generator(), n, 1 - p).reshape(shape).astype(a.dtype)
         noise /= xp.asarray(1 - p, dtype=a.dtype)
     if inplace:
         return input.mul_(wrap(noise))

@@ -1,7 +1,7 @@
 """Samplers behind torch.distributions and their reparameterisation gradients.
 
-``_standard_gamma``, ``_sample_dirichlet``, ``poisson`` and ``binomial`` draw from dyngrad's NumPy
-generator (Note [Random streams] in _backend.py: reproducible, not torch's numbers). The gradients of
+``_standard_gamma``, ``_sample_dirichlet``, ``poisson`` and ``binomial`` draw torch's numbers: its CPU
+rejection samplers on its mt19937 stream, element by element (_random_samplers.py, docs/random.md). The gradients of
 gamma and Dirichlet draws are implicit (pathwise) derivatives: for x ~ Gamma(alpha, 1) with CDF
 F(x; alpha), dx/dalpha = -(dF/dalpha) / pdf(x), the derivative of the sample with the uniform noise
 behind it held fixed. torch evaluates it with the approximations of M. Jankowiak and M. Obermeyer,
@@ -47,16 +47,15 @@ def _tiny(dtype) -> float:
 
 # ====================================================================== gamma draws
 def _gamma_draws(g, alpha):
-    """Gamma(alpha, 1) samples in float64, at least the smallest normal float64 (torch clamps its draws so:
-    alpha = 0, a negative or nan alpha all give that value)."""
-    a = xp.asarray(alpha, dtype=_f64)
-    out = xp.full(a.shape, _tiny(_f64))
-    ok = a > 0
-    if ok.all():
-        out = xp.asarray(g.standard_gamma(a), dtype=_f64)
-    elif ok.any():
-        out[ok] = g.standard_gamma(a[ok])
-    return xp.maximum(out, _tiny(_f64))
+    """Gamma(alpha, 1) samples in alpha's dtype (float32 or float64), drawn as torch's ``_s_gamma_cpu``
+    (Marsaglia-Tsang on torch's stream), at least the dtype's smallest normal number (alpha = 0, a negative or
+    nan alpha give that value)."""
+    from .._random_samplers import gamma
+
+    a = xp.asarray(alpha)
+    if a.dtype not in (xp.float32, xp.float64):
+        a = a.astype(_f64)
+    return gamma(g, a).reshape(a.shape)
 
 
 @register
@@ -81,7 +80,7 @@ def _standard_gamma(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - to
     clamped below at the dtype's smallest normal number (as torch's CPU kernel). Differentiable in
     ``input`` (StandardGammaBackward0). Errors: integer input (NotImplementedError, torch's text)."""
     a = _float_input(input, "gamma_cpu")
-    draws = _gamma_draws(_rng(generator), a).astype(a.dtype)
+    draws = _gamma_draws(_rng(generator), a if a.dtype != xp.float16 else a.astype(xp.float32)).astype(a.dtype)
     values = xp.maximum(draws, xp.asarray(_tiny(a.dtype), dtype=a.dtype))
     return apply(StandardGammaBackward0, (input,), (values,))
 
@@ -186,7 +185,7 @@ def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - 
     category): normalised float64 gamma draws, clamped to [tiny, 1 - eps] of the dtype as torch's kernel.
     Not differentiable (torch records NotImplemented). Errors: integer input (NotImplementedError)."""
     a = _float_input(input, "dirichlet")
-    gammas = _gamma_draws(_rng(generator), a)
+    gammas = _gamma_draws(_rng(generator), a.astype(_f64))  # (torch: double gamma draws, then normalised)
     total = gammas.sum(axis=-1, keepdims=True) if a.ndim else gammas
     info = xp.finfo(a.dtype)
     values = xp.clip(gammas / total, float(info.tiny), 1 - float(info.eps)).astype(a.dtype)
@@ -348,13 +347,9 @@ def poisson(input: Tensor, generator=None) -> Tensor:  # noqa: A002 - torch's na
     lam = _float_input(input, "poisson_cpu")
     if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    lam64 = lam.astype(_f64)
-    finite = xp.isfinite(lam64)
-    out = xp.full(lam.shape, float(-(2**63)))
-    if finite.all():
-        out = xp.asarray(_rng(generator).poisson(lam64), dtype=_f64)
-    elif finite.any():
-        out[finite] = _rng(generator).poisson(lam64[finite])
+    from .._random_samplers import poisson as _poisson_draws
+
+    out = _poisson_draws(_rng(generator), lam).reshape(lam.shape)
     return apply(PoissonBackward0, (input,), (out.astype(lam.dtype),))
 
 
@@ -368,11 +363,11 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     if c.dtype.kind != "f":
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: {scalar_type_name(c.dtype)}")
     c64, p64 = (v.astype(_f64) for v in xp.broadcast_arrays(c, prob._data))
-    n = xp.floor(xp.where(xp.isfinite(c64) & (c64 > 0), c64, 0)).astype(xp.int64)
-    p = xp.clip(xp.where(xp.isnan(p64), 0, p64), 0, 1)
-    draws = xp.asarray(_rng(generator).binomial(n, p), dtype=_f64)
-    draws = xp.where(p64 >= 1, xp.maximum(c64, 0), draws)
-    draws = xp.where(xp.isnan(p64), xp.nan, draws)
+    from .._random_samplers import binomial as _binomial_draws
+
+    if c.dtype != xp.float64:  # (torch computes in the count's dtype; its accumulation is double)
+        c64, p64 = c64.astype(c.dtype), p64.astype(c.dtype)
+    draws = _binomial_draws(_rng(generator), c64, p64).reshape(c64.shape)
     return apply(_NoDerivative, (count, prob), (draws.astype(c.dtype), "binomial"))
 
 

@@ -1,7 +1,7 @@
 """Random sampling ops: in-place fills (``uniform_``, ``normal_``, ...) and sampling functions.
 
-Values come from dyngrad's NumPy generator (``dyngrad.manual_seed``): reproducible, but not the
-numbers torch draws for the same seed. Sampling is not differentiable; the in-place fills are
+Values come from torch's CPU generator and kernels (_torch_rng.py, _random_kernels.py): the same numbers
+torch draws after the same seed, written in the order torch's TensorIterator walks the output. Sampling is not differentiable; the in-place fills are
 in-place ops with torch's version-counter and leaf checks.
 
 Each fill is an op named as torch's node for it (``UniformBackward0`` ...): its forward returns
@@ -14,8 +14,9 @@ from __future__ import annotations
 import operator
 
 from .. import _backend
+from .. import _random_kernels as _kernels
 from .._backend import xp
-from .._creation import _normal, _rng, _uniform
+from .._creation import _like_order, _normal, _rng
 from .._dtype import from_numpy as _dtype_from_numpy
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, _tp_name, wrap
@@ -115,17 +116,24 @@ def _shape_dtype(t: Tensor):
     return t._data.shape, t._data.dtype
 
 
+def _placed(t: Tensor, draw):
+    """``draw(n, real_dtype, contiguous)`` (n values in torch's fill order) placed into an array of t's shape,
+    through the real view of a complex tensor."""
+    a = t._data
+    shape, strides, npd = a.shape, a.strides, a.dtype
+    if npd.kind == "c":
+        real = npd.type(0).real.dtype
+        shape, strides = shape + (2,), strides + (real.itemsize,)
+        npd = real
+    n = a.size * (2 if a.dtype.kind == "c" else 1)
+    values = _kernels.arrange(xp.asarray(draw(n, npd, a.flags.c_contiguous)).ravel(), shape, strides)
+    if a.dtype.kind == "c":
+        return xp.ascontiguousarray(values).astype(npd).view(a.dtype).reshape(a.shape)
+    return values
+
+
 def _cast(values, npd):
     return xp.asarray(values).astype(npd, copy=False)
-
-
-def _each_part(npd, draw):
-    """``draw(real_dtype)`` for a real dtype; for a complex one, torch fills the real view: both parts drawn
-    independently by the same rule (so a mean shifts both parts)."""
-    if npd.kind != "c":
-        return draw(npd)
-    real = npd.type(0).real.dtype
-    return _cast(draw(real) + 1j * draw(real), npd)
 
 
 def _no_complex(npd, kernel: str, size: int = 1) -> None:
@@ -148,8 +156,10 @@ def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(a)} > to={_num(b)}")
     shape, npd = _shape_dtype(t)
+    if npd.kind not in "fc":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
-    values = _each_part(npd, lambda real: _cast(_uniform(g, shape, real) * (b - a) + a, real))
+    values = _placed(t, lambda n, real, contiguous: _kernels.uniform(g, n, real, a, b))
     return _fill(t, UniformBackward0, values)
 
 
@@ -163,14 +173,13 @@ def normal_(t: Tensor, mean: float = 0, std: float = 1, *, generator=None) -> Te
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape, npd = _shape_dtype(t)
-    return _fill(t, NormalBackward0, _normal_values(_rng(generator), shape, npd, mean, std))
-
-
-def _normal_values(g, shape, npd, mean, std):
-    """N(mean, std^2) samples; for a complex dtype each part is N(mean, std^2 / 2), as torch's normal_."""
+    if npd.kind not in "fc":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if npd.kind == "c":
         std = std / 2**0.5
-    return _each_part(npd, lambda real: _cast(_normal(g, shape, real) * std + mean, real))
+    g = _rng(generator)
+    values = _placed(t, lambda n, real, contiguous: _kernels.normal(g, n, real, mean, std, contiguous))
+    return _fill(t, NormalBackward0, values)
 
 
 _P_IN_RANGE = (
@@ -179,9 +188,18 @@ _P_IN_RANGE = (
 )
 
 
-def _bernoulli_array(g, p, shape, npd):
-    """0/1 samples of ``npd`` with probabilities ``p`` (a number or an array broadcast to ``shape``)."""
-    return (g.random(shape) < p).astype(npd)
+def _bernoulli_array(g, p, shape, npd, strides=None):
+    """0/1 samples of ``npd`` with probabilities ``p`` (a float, or an array broadcast to ``shape``), placed
+    for an output of ``strides`` (contiguous when None)."""
+    strides = strides if strides is not None else xp.empty(shape, dtype=xp.int8).strides
+    n = 1
+    for d in shape:
+        n *= d
+    if isinstance(p, xp.ndarray):
+        values = _kernels.bernoulli_tensor(g, _kernels.to_order(xp.broadcast_to(p, shape), shape, strides))
+    else:
+        values = _kernels.bernoulli_scalar(g, n, p)
+    return _kernels.arrange(values, shape, strides).astype(npd)
 
 
 def _check_p_tensor(p: Tensor, size: int = 1) -> None:
@@ -199,17 +217,17 @@ def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
     shape, npd = _shape_dtype(t)
     if isinstance(p, Tensor):
         try:
-            probs = xp.broadcast_to(p._data, shape)
+            xp.broadcast_to(p._data, shape)
         except ValueError:
             _expand_error(shape, p._data.shape)
         _no_complex(npd, "bernoulli_tensor_cpu_self_", t._data.size)
         _check_p_tensor(p, t._data.size)
-        values = _bernoulli_array(_rng(generator), probs, shape, npd)
+        values = _bernoulli_array(_rng(generator), p._data, shape, npd, t._data.strides)
         return inplace(t, lambda a, pp: apply(BernoulliBackward1, (a, pp), (values, p._data.shape, p._data.dtype)), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
     _no_complex(npd, "bernoulli_scalar_cpu_", t._data.size)
-    return _fill(t, BernoulliBackward2, _bernoulli_array(_rng(generator), p, shape, npd))
+    return _fill(t, BernoulliBackward2, _bernoulli_array(_rng(generator), p, shape, npd, t._data.strides))
 
 
 def _expand_error(target, shape):
@@ -270,8 +288,17 @@ def random_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
             raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if npd.kind in "iub" and hi - 1 > _random_bounds(npd)[1]:
         raise RuntimeError(f"to - 1 is out of bounds for {_CPP_NAMES.get(npd.name, npd.name)}")
-    values = _rng(generator).integers(lo, hi, size=shape, dtype=xp.int64 if hi <= 2**63 else object)
-    return _fill(t, op, _cast(values, npd))
+    g = _rng(generator)
+    if op is RandomBackward2:
+        def draw(n, real, contiguous):
+            return _kernels.random_default(g, n, real)
+    elif lo == -(1 << 63) and hi > _random_bounds(npd)[1] and npd in (xp.int64, xp.float64, xp.float32):
+        def draw(n, real, contiguous):  # random_(int64 min, None): the full 64-bit range
+            return _kernels.random_full_int64(g, n, real)
+    else:
+        def draw(n, real, contiguous):
+            return _kernels.random_from_to(g, n, real, lo, hi - lo)
+    return _fill(t, op, _placed(t, draw))
 
 
 def _continuous_only(name: str, npd) -> None:
@@ -290,7 +317,8 @@ def exponential_(t: Tensor, lambd: float = 1, *, generator=None) -> Tensor:
     shape, npd = _shape_dtype(t)
     if t._data.size:  # (an empty tensor runs no kernel, so torch checks no dtype)
         _continuous_only("Exponential", npd)
-    return _fill(t, ExponentialBackward0, _cast(_rng(generator).standard_exponential(shape) / lambd, npd))
+    g = _rng(generator)
+    return _fill(t, ExponentialBackward0, _placed(t, lambda n, real, c: _kernels.exponential(g, n, lambd).astype(real)))
 
 
 def geometric_(t: Tensor, p: float, *, generator=None) -> Tensor:
@@ -300,7 +328,8 @@ def geometric_(t: Tensor, p: float, *, generator=None) -> Tensor:
     shape, npd = _shape_dtype(t)
     if npd.kind in "bc" and t._data.size:
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{scalar_type_name(npd)}'")
-    return _fill(t, GeometricBackward0, _cast(_rng(generator).geometric(p, size=shape), npd))
+    g = _rng(generator)
+    return _fill(t, GeometricBackward0, _placed(t, lambda n, real, c: _cast(_kernels.geometric(g, n, p), real)))
 
 
 def cauchy_(t: Tensor, median: float = 0, sigma: float = 1, *, generator=None) -> Tensor:
@@ -309,7 +338,8 @@ def cauchy_(t: Tensor, median: float = 0, sigma: float = 1, *, generator=None) -
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
     shape, npd = _shape_dtype(t)
     _continuous_only("Cauchy", npd)
-    return _fill(t, CauchyBackward0, _cast(median + sigma * _rng(generator).standard_cauchy(shape), npd))
+    g = _rng(generator)
+    return _fill(t, CauchyBackward0, _placed(t, lambda n, real, c: _kernels.cauchy(g, n, median, sigma).astype(real)))
 
 
 def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -> Tensor:
@@ -319,7 +349,8 @@ def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -
     shape, npd = _shape_dtype(t)
     if npd.kind != "f" and t._data.size:  # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
-    return _fill(t, LogNormalBackward0, _cast(xp.exp(mean + std * _rng(generator).standard_normal(shape)), npd))
+    g = _rng(generator)
+    return _fill(t, LogNormalBackward0, _placed(t, lambda n, real, c: _kernels.log_normal(g, n, mean, std).astype(real)))
 
 
 # ------------------------------------------------------------------ sampling functions
@@ -432,7 +463,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         npd = _float_dtype(dtype)
-        return _finish(_normal_values(g, shape, npd, mean, std), requires_grad)
+        return _finish(_normal(g, shape, npd, mean, std), requires_grad)
     if mt and st:
         npd = mean._data.dtype
         try:
@@ -449,7 +480,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(bad)}'")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        values = _cast(_normal(g, shape, npd) * std._data + mean._data, npd)
+        # torch: a fresh output filled with N(0, 1), then mul_(std) and add_(mean), each rounded to the dtype
+        values = _cast(_cast(_normal(g, shape, npd) * std._data, npd) + mean._data, npd)
         return apply(NormalBackward3, (mean, std), (values, (_meta(mean), _meta(std))))
     if mt:
         if std < 0:
@@ -457,7 +489,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         npd = mean._data.dtype
         if npd.kind not in "fc":
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
-        values = _cast(_normal(g, mean._data.shape, npd) * std + mean._data, npd)
+        # torch: empty_like(mean) (mean's strides) filled with N(0, std), then add_(mean)
+        strides, contiguous = _like_order(mean, None)
+        z = _normal(g, mean._data.shape, npd, 0.0, std, contiguous)
+        if strides is not None:
+            z = _kernels.arrange(z.ravel(), mean._data.shape, strides)
+        values = _cast(z + mean._data, npd)
         return apply(NormalBackward1, (mean,), (values, (_meta(mean),)))
     npd = std._data.dtype
     if npd.kind == "c":
@@ -466,7 +503,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if std._data.size and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    values = _cast(_normal(g, std._data.shape, npd) * std._data + mean, npd)
+    # torch: a fresh output filled with N(0, 1), then mul_(std) and add_(mean as a 0-d tensor of the dtype)
+    values = _cast(_cast(_normal(g, std._data.shape, npd) * std._data, npd) + npd.type(mean), npd)
     return apply(NormalBackward2, (std,), (values, (_meta(std),)))
 
 
@@ -481,10 +519,11 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # 
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
         _no_complex(npd, "bernoulli_scalar_cpu_", input._data.size)
-        return apply(NotImplemented, (input,), (_bernoulli_array(g, p, shape, npd), "bernoulli"))
+        return apply(NotImplemented, (input,), (_bernoulli_array(g, float(p), shape, npd), "bernoulli"))
     _no_complex(npd, "bernoulli_tensor_cpu_self_", input._data.size)
     _check_p_tensor(input, input._data.size)
-    values = _bernoulli_array(g, input._data, shape, npd)
+    strides, _ = _like_order(input, None)  # torch: empty_like(input).bernoulli_(input)
+    values = _bernoulli_array(g, input._data, shape, npd, strides)
     return apply(BernoulliBackward0, (input,), (values, (_meta(input),)))
 
 
@@ -514,48 +553,44 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if rows.shape[0] and (sums <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     g = _rng(generator)
-    if replacement:
-        cdf = xp.cumsum(rows / sums[:, None], axis=1)
-        u = g.random((rows.shape[0], n))
-        idx = xp.stack([xp.searchsorted(c, r, side="right") for c, r in zip(cdf, u)]) if rows.shape[0] else \
-            xp.zeros((0, n), dtype=xp.int64)
-        idx = xp.minimum(idx, k - 1)  # u close to 1 past a rounded-down last cdf entry
+    if replacement and n > 1:
+        idx = _multinomial_with_replacement(g, w.reshape(-1, k), n)
     else:
-        # the exponential race: category i wins in the order of E_i / w_i (E_i ~ Exp(1)), which draws
-        # without replacement in proportion to the weights; weight 0 never beats a positive one
-        keys = rows / g.standard_exponential(rows.shape)
+        # torch: q = empty_like(input).exponential_(1); q = input / q; argmax (one sample) or topk (n)
+        q = _kernels.exponential(g, w.size, 1.0).astype(w.dtype).reshape(w.shape)
+        keys = (w / q).reshape(-1, k)
         idx = xp.argsort(-keys, axis=1, kind="stable")[:, :n]
     idx = idx.astype(xp.int64).reshape(w.shape[:-1] + (n,))
     return wrap(idx)
 
 
+def _multinomial_with_replacement(g, rows, n):
+    """torch's multinomial_with_replacement CPU kernel: per row, the running sum of the weights in their dtype
+    (divided by the total), the last entry set to 1, then for each sample a double uniform placed by binary
+    search at the first entry not below it."""
+    out = xp.empty((rows.shape[0], n), dtype=xp.int64)
+    for i, row in enumerate(rows):
+        cdf = xp.cumsum(row)
+        total = cdf[-1]
+        if total > 0:
+            cdf = cdf / total
+        cdf = cdf.astype(xp.float64)
+        cdf[-1] = 1
+        out[i] = xp.searchsorted(cdf, _kernels.unit_uniform(g, n, xp.float64), side="left")
+    return out
+
+
 # ------------------------------------------------------------------ the random state
 # Note [RNG state as bytes]
-# torch's get_rng_state is the CPU generator's state as a ByteTensor (5056 bytes for its Mersenne
-# twister). dyngrad's stream is a NumPy PCG64, whose state is two 128-bit integers and a buffered
-# 32-bit value: 16 + 16 + 1 + 4 = 37 bytes, little-endian, in a uint8 tensor. Its size differs from
-# torch's, but it round-trips through set_rng_state as torch's does.
-_STATE_SIZE = 37
+# torch's get_rng_state is the CPU generator's state as a ByteTensor: its CPUGeneratorImplState of 5056 bytes
+# (the mt19937 words as uint64, the position, the seed and the two cached normal values; _torch_rng.py has
+# the layout). dyngrad writes and reads the same bytes, so a state saved by torch restores dyngrad's
+# generator and the reverse.
+_STATE_SIZE = 5056
 
 
-def _state_bytes(state: dict) -> bytes:
-    s = state["state"]
-    return (
-        int(s["state"]).to_bytes(16, "little") + int(s["inc"]).to_bytes(16, "little")
-        + bytes([int(state["has_uint32"])]) + int(state["uinteger"]).to_bytes(4, "little")
-    )
-
-
-def get_rng_state(generator=None) -> Tensor:
-    """The state of ``generator`` (a NumPy Generator; the default one when None) as a uint8
-    tensor (see Note [RNG state as bytes])."""
-    gen = generator if generator is not None else _backend.generator()
-    raw = _state_bytes(gen.bit_generator.state)
-    return wrap(xp.frombuffer(raw, dtype=xp.uint8).copy())
-
-
-def set_rng_state(new_state, generator=None) -> None:
-    """Restore a state from get_rng_state. Errors: not a tensor / not uint8 (TypeError), wrong size."""
+def _check_state(new_state) -> bytes:
+    """The bytes of a state tensor, or torch's errors (TypeError: not a uint8 tensor; RuntimeError: size)."""
     if not isinstance(new_state, Tensor):
         raise TypeError(f"expected a torch.ByteTensor, but got {_tp_name(new_state)}")
     arr = new_state._data
@@ -563,15 +598,24 @@ def set_rng_state(new_state, generator=None) -> None:
         raise TypeError("RNG state must be a torch.ByteTensor")
     if arr.size != _STATE_SIZE:
         raise RuntimeError(
-            f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG state size to be {arr.size}"
+            f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG state size to be "
+            f"{arr.size}"
         )
-    raw = arr.reshape(-1).tobytes()
+    return arr.reshape(-1).tobytes()
+
+
+def get_rng_state(generator=None) -> Tensor:
+    """The default generator's state (or a stream's) as torch's 5056-byte uint8 tensor."""
     gen = generator if generator is not None else _backend.generator()
-    state = gen.bit_generator.state
-    state["state"] = {"state": int.from_bytes(raw[:16], "little"), "inc": int.from_bytes(raw[16:32], "little")}
-    state["has_uint32"] = raw[32]
-    state["uinteger"] = int.from_bytes(raw[33:37], "little")
-    gen.bit_generator.state = state
+    return wrap(xp.frombuffer(gen.to_bytes(), dtype=xp.uint8).copy())
+
+
+def set_rng_state(new_state, generator=None) -> None:
+    """Restore a state from get_rng_state (dyngrad's or torch's). Errors: not a uint8 tensor (TypeError), wrong
+    size (RuntimeError)."""
+    raw = _check_state(new_state)
+    gen = generator if generator is not None else _backend.generator()
+    gen.from_bytes(raw)
 
 
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor.

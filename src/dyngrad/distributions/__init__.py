@@ -3,8 +3,8 @@ tensors, so log densities, entropies, KL divergences and reparameterised draws a
 
 Each distribution lives in a module named as torch's (normal.py, gamma.py, ...); constraints.py,
 transforms.py, constraint_registry.py (biject_to, transform_to) and kl.py (kl_divergence, register_kl)
-hold the machinery. Draws come from dyngrad's random stream (``dyngrad.manual_seed``): reproducible, but
-not torch's numbers for the same seed. docs/distributions.md describes what is covered.
+hold the machinery. Draws come from torch's CPU stream (``dyngrad.manual_seed``): torch's numbers for the
+same seed (docs/random.md). docs/distributions.md describes what is covered.
 """
 
 from . import constraints, transforms  # noqa: F401 - torch.distributions.constraints

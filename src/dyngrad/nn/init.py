@@ -1,8 +1,8 @@
 """nn.init: fill tensors in place with torch's initialisation schemes.
 
-Fan computation, gain table, bounds and error texts follow torch.nn.init; the random draws come
-from dyngrad's generator (Note [Random streams]), so values differ from torch's but the
-distributions are the same. Every function writes under no_grad and returns its argument.
+Fan computation, gain table, bounds and error texts follow torch.nn.init; the random draws go
+through the tensor fills (``uniform_``, ``normal_``) as torch's Python does, so after the same
+``manual_seed`` the values are torch's (docs/random.md). Every function writes under no_grad and returns its argument.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import math
 import warnings
 
 from .._backend import xp
-from .._creation import _normal, _rng, _uniform
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
@@ -70,22 +69,29 @@ def _calculate_correct_fan(tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _no_grad():
+    from ..autograd.grad_mode import no_grad
+
+    return no_grad()
+
+
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
-    """Fill with U(a, b)."""
-    npd = tensor._data.dtype
-    u = _uniform(_rng(generator), tensor._data.shape, xp.dtype(xp.float64) if npd.kind == "f" else npd)
-    return _write(tensor, (a + (b - a) * u).astype(npd))
+    """Fill with U(a, b): ``tensor.uniform_(a, b)`` under no_grad, as torch (so torch's numbers after the same
+    seed)."""
+    with _no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
-    """Fill with N(mean, std^2)."""
-    npd = tensor._data.dtype
-    n = _normal(_rng(generator), tensor._data.shape, xp.dtype(xp.float64) if npd.kind == "f" else npd)
-    return _write(tensor, (mean + std * n).astype(npd))
+    """Fill with N(mean, std^2): ``tensor.normal_(mean, std)`` under no_grad, as torch."""
+    with _no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator=None):
-    """Fill with N(mean, std^2) restricted to [a, b] (inverse-CDF method, as torch)."""
+    """Fill with N(mean, std^2) restricted to [a, b] by rejection, in torch 2.13's steps (its draws): when
+    [a, b] holds more than 0.3 of the mass, normal_ and redraw the values outside; else uniform candidates
+    accepted with probability exp(-(x - mean)^2 / (2 std^2)) relative to the peak."""
     from math import erf
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
@@ -98,12 +104,40 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     def norm_cdf(x):
         return (1.0 + erf(x / math.sqrt(2.0))) / 2.0
 
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    u = _rng(generator).uniform(2 * lo - 1, 2 * hi - 1, tensor._data.shape)
-    from .._tensor import wrap
+    from .. import where
+    from .._creation import empty_like
 
-    v = wrap(u).erfinv()._data * std * math.sqrt(2.0) + mean
-    return _write(tensor, xp.clip(v, a, b).astype(tensor._data.dtype))
+    with _no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # torch 2.13: redraw the normals outside [a, b] (a mask over the whole tensor each round)
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        # a narrow window: rejection from U(a, b) against the density relative to its peak in [a, b]
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+    return tensor
 
 
 def constant_(tensor, val: float):
@@ -189,26 +223,37 @@ def orthogonal_(tensor, gain: float = 1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = _rng(generator).standard_normal((rows, cols))
+    from .. import linalg
+    from .._creation import empty
+
+    flattened = empty((rows, cols), dtype=tensor.dtype).normal_(0, 1, generator=generator)
     if rows < cols:
-        flattened = flattened.T
-    q, r = xp.linalg.qr(flattened)
-    q = q * xp.sign(xp.diag(r))
+        flattened = flattened.t()
+    q, r = linalg.qr(flattened)
+    q = q * r.diagonal().sign()
     if rows < cols:
-        q = q.T
-    return _write(tensor, (gain * q).reshape(tensor._data.shape).astype(tensor._data.dtype))
+        q = q.t()
+    with _no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
 
 
 def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """N(0, std^2) entries, then ``ceil(sparsity * rows)`` zeros per column at the head of a ``randperm(rows)``
+    (from the default generator, as torch)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    g = _rng(generator)
-    values = g.standard_normal((rows, cols)) * std
-    for col_idx in range(cols):
-        values[g.permutation(rows)[:num_zeros], col_idx] = 0
-    return _write(tensor, values.astype(tensor._data.dtype))
+    from .._creation import randperm
+
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
 
 
 # torch keeps the old names without the trailing underscore as deprecated aliases.

@@ -25,7 +25,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, fn, preserve_rng_state, *args):
         ctx.fn = fn
-        ctx.rng_state = _backend.generator().bit_generator.state if preserve_rng_state else None
+        ctx.rng_state = _backend.generator().to_bytes() if preserve_rng_state else None
         ctx.tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.args = [None if isinstance(a, Tensor) else a for a in args]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -43,14 +43,14 @@ class CheckpointFunction(Function):
             inputs.append(leaf)
         if ctx.rng_state is not None:
             gen = _backend.generator()
-            current = gen.bit_generator.state
-            gen.bit_generator.state = ctx.rng_state
+            current = gen.to_bytes()
+            gen.from_bytes(ctx.rng_state)
         try:
             with enable_grad():
                 outputs = ctx.fn(*args)
         finally:
             if ctx.rng_state is not None:
-                gen.bit_generator.state = current
+                gen.from_bytes(current)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
         if pairs:

@@ -31,7 +31,7 @@ from .activation import (
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
 from .linear import Bilinear, Identity, Linear
@@ -80,6 +80,6 @@ __all__ = [
     "RNNCellBase", "MultiheadAttention", "TransformerEncoder", "TransformerEncoderLayer",
     "Fold", "Unfold", "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
-    "PReLU", "Dropout1d", "Dropout2d", "InstanceNorm1d", "InstanceNorm2d",
+    "PReLU", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "InstanceNorm1d", "InstanceNorm2d",
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
 ]

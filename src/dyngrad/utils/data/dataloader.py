@@ -125,6 +125,12 @@ class DataLoader:
         return [self.dataset[i] for i in indices]
 
     def __iter__(self):
+        # torch's _BaseDataLoaderIter draws a base seed (for worker seeds) from the loader's generator before
+        # the sampler runs: one int64 random_(), which moves the stream as torch's does
+        from ..._creation import empty
+        from ..._dtype import int64
+
+        self._base_seed = int(empty((), dtype=int64).random_(generator=self.generator).item())
         if self._is_iterable:
             it = iter(self.dataset)
             if self.batch_size is None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 
 def _fresh_generator():
-    """A Generator seeded from dyngrad's default stream, so ``manual_seed`` makes shuffling reproducible."""
-    from ..._backend import generator as default_stream
-    from ..._creation import Generator
+    """torch's RandomSampler without a generator: a new Generator seeded with
+    ``int(torch.empty((), dtype=torch.int64).random_())`` drawn from the default generator."""
+    from ..._creation import Generator, empty
+    from ..._dtype import int64
 
-    return Generator().manual_seed(int(default_stream().integers(0, 2**63 - 1)))
+    return Generator().manual_seed(int(empty((), dtype=int64).random_().item()))
 
 
 class Sampler:
@@ -52,16 +53,17 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
+        from ..._creation import randint, randperm
+
         gen = self.generator if self.generator is not None else _fresh_generator()
-        rng = gen._rng
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from rng.integers(0, n, size=32).tolist()
-            yield from rng.integers(0, n, size=self.num_samples % 32).tolist()
+                yield from randint(0, n, (32,), generator=gen).tolist()
+            yield from randint(0, n, (self.num_samples % 32,), generator=gen).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from rng.permutation(n).tolist()
-            yield from rng.permutation(n).tolist()[: self.num_samples % n]
+                yield from randperm(n, generator=gen).tolist()
+            yield from randperm(n, generator=gen).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -75,8 +77,9 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        gen = self.generator if self.generator is not None else _fresh_generator()
-        for i in gen._rng.permutation(len(self.indices)).tolist():
+        from ..._creation import randperm
+
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -89,8 +92,8 @@ class WeightedRandomSampler(Sampler):
 
     Errors as torch: ValueError for a non-positive or non-int ``num_samples``, a non-bool ``replacement`` or
     non-1-d weights; multinomial's RuntimeError on iterating when more samples than categories are asked for
-    without replacement (or the weights are invalid). The draws come from dyngrad's generator (``generator``, or
-    the default stream), so they are reproducible within dyngrad but differ from torch's.
+    without replacement (or the weights are invalid). The draws come from ``generator`` (or the default
+    generator), torch's numbers.
     """
 
     def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None) -> None:

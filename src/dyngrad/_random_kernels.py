@@ -1,0 +1,322 @@
+"""torch's CPU sampling kernels, value for value, on an ``MT19937Stream``.
+
+Each function returns the ``n`` values one of torch's serial kernels writes, in the order it writes them
+(``fill`` puts them into an array of any strides in torch's order). The rules are torch 2.13's
+(aten/src/ATen/core/DistributionsHelper.h, core/TransformationHelper.h, native/cpu/DistributionTemplates.h,
+native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests/test_torch_stream.py):
+
+- uniform on T: ``(word & (2**digits(T) - 1)) * 2**-digits(T)`` then ``x * (to - from) + from`` in T's
+  accumulation type (float for float16/float32, double for float64); float64 draws ``random64``, the others
+  ``random``;
+- normal: a contiguous tensor of 16 or more elements is filled with uniforms, then transformed in place by
+  Box-Muller in blocks of 16 (``normal_fill_16``: element j and j + 8 from ``u1 = 1 - data[j]``, ``u2 =
+  data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16; otherwise
+  every element is a scalar ``normal_distribution<double>`` draw (Box-Muller on two 53-bit uniforms with
+  the sine value cached in the generator for the next scalar draw);
+- integers: ``random_(from, to)`` is ``word % range + from`` with ``random64`` once ``range >= 2**28`` (found
+  by experiment with torch 2.13), ``random_()`` ``word % (max + 1)`` (``random64`` for int64 and float64);
+- bernoulli, exponential, geometric, cauchy, log_normal: scalar double-precision draws per element (the
+  MKL/VSL kernels are compiled out of torch's CPU wheel, pytorch issue 132395).
+
+Double-precision transcendental functions go through Python's ``math`` (the C library's, as torch's
+kernels call them): NumPy's vectorised log/log1p/exp/tan differ from it in the last bit for a fraction of
+inputs. Float kernels compute in float64 and round to float32 (torch calls logf/sinf/cosf, which are
+correctly rounded for all but rare inputs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._torch_rng import MT19937Stream
+
+_f64, _f32, _f16 = np.float64, np.float32, np.float16
+_DIGITS = {np.dtype(_f64): 53, np.dtype(_f32): 24, np.dtype(_f16): 24}  # (float16 draws as float)
+_TWO_PI = 2.0 * math.pi
+
+
+def _libm(fn, x: np.ndarray) -> np.ndarray:
+    """``fn`` (a ``math`` function: the C library's double version) over a float64 array."""
+    return np.fromiter(map(fn, x.ravel().tolist()), dtype=_f64, count=x.size).reshape(x.shape)
+
+
+def fma64(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """``a * b + c`` with one rounding, as the fused multiply-add torch's compiled kernels use (the exact
+    product error from Dekker's split, the sum error from Knuth's two-sum, added back once)."""
+    a = np.asarray(a, dtype=_f64)
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * split
+    bh = bh - (bh - b)
+    bl = b - bh
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    with np.errstate(all="ignore"):
+        out = s + (t + err)
+    return np.where(np.isfinite(p), out, p + c)
+
+
+def fma32(a: np.ndarray, b, c) -> np.ndarray:
+    """float32 ``a * b + c`` with one rounding (the float64 product of two floats is exact)."""
+    return (a.astype(_f64) * _f64(_f32(b)) + _f64(_f32(c))).astype(_f32)
+
+
+# ------------------------------------------------------------------ placing values in torch's order
+def iteration_order(shape: tuple, strides: tuple) -> tuple:
+    """The axes from slowest to fastest in the order a TensorIterator walks one output: by decreasing stride
+    (memory order), ties in their original order."""
+    axes = sorted(range(len(shape)), key=lambda i: (-abs(strides[i]) if shape[i] > 1 else 0, i))
+    keep = [i for i in axes if shape[i] > 1]
+    return tuple(keep + [i for i in range(len(shape)) if shape[i] <= 1])
+
+
+def is_dense(a: np.ndarray) -> bool:
+    """Whether an array's elements fill its memory without gaps or overlaps (a permutation of a contiguous
+    layout), as torch's ``is_non_overlapping_and_dense``."""
+    order = iteration_order(a.shape, a.strides)
+    expected = a.itemsize
+    for i in reversed(order):
+        if a.shape[i] == 1:
+            continue
+        if a.strides[i] != expected:
+            return False
+        expected *= a.shape[i]
+    return True
+
+
+def arrange(values: np.ndarray, shape: tuple, strides: tuple) -> np.ndarray:
+    """``values`` (in torch's fill order for an output of ``shape``/``strides``) as an array of ``shape``."""
+    order = iteration_order(shape, strides)
+    if order == tuple(range(len(shape))):
+        return values.reshape(shape)
+    return values.reshape([shape[i] for i in order]).transpose(np.argsort(order))
+
+
+def to_order(array: np.ndarray, shape: tuple, strides: tuple) -> np.ndarray:
+    """The inverse of ``arrange``: an array's elements in torch's fill order."""
+    return np.ascontiguousarray(array.transpose(iteration_order(shape, strides))).ravel()
+
+
+# ------------------------------------------------------------------ uniform
+def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
+    """``n`` draws of uniform_real_distribution<T>(0, 1) before scaling: float64 for float64, float32
+    otherwise (float16 draws a float, 24 bits, rounded to half only at the end: found by experiment)."""
+    npd = np.dtype(npd)
+    if npd == _f64:
+        words = g.words64(n)
+        np.bitwise_and(words, np.uint64((1 << 53) - 1), out=words)
+        out = words.view(np.int64).astype(_f64)
+        out *= 2.0**-53
+        return out
+    bits = _DIGITS[npd]
+    words = g.words(n)
+    np.bitwise_and(words, np.uint32((1 << bits) - 1), out=words)
+    out = words.view(np.int32).astype(_f32)  # (below 2**24 as int32: NumPy's fast integer conversion)
+    out *= _f32(2.0**-bits)
+    return out
+
+
+def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    """uniform_kernel: ``x * (to - from) + from`` with from/to first cast to the dtype."""
+    npd = np.dtype(npd)
+    x = unit_uniform(g, n, npd)
+    if npd == _f64:
+        lo, hi = _f64(low), _f64(high)
+        return x if (lo == 0 and hi == 1) else fma64(x, float(hi - lo), float(lo))
+    if npd == _f16:  # float16 scales in double with the bounds unrounded (found by experiment)
+        out = (x.astype(_f64) * (float(high) - float(low)) + float(low)).astype(_f16)
+        return np.where(out == _f16(high), _f16(low), out)  # a value rounded up to `to` becomes `from`, as torch
+    lo, hi = _f32(low), _f32(high)
+    if lo == 0 and hi == 1:  # (x * 1 + 0 is x)
+        return x
+    return fma32(x, hi - lo, lo)  # (fused in torch's compiled kernel: found by experiment)
+
+
+# ------------------------------------------------------------------ normal
+def _scalar_normals(g: MT19937Stream, n: int) -> np.ndarray:
+    """``n`` standard normal_distribution<double> draws with torch's cached second value."""
+    out = np.empty(n, dtype=_f64)
+    start = 0
+    if n and g.next_double_normal is not None:
+        out[0] = g.next_double_normal
+        g.next_double_normal = None
+        start = 1
+    pairs = (n - start + 1) // 2
+    if pairs:
+        u = unit_uniform(g, 2 * pairs, _f64).reshape(pairs, 2)
+        r = np.sqrt(-2.0 * _libm(math.log1p, -u[:, 1]))  # u1 = u[:, 0] gives the angle, u2 the radius
+        theta = _TWO_PI * u[:, 0]
+        cos, sin = r * _libm(math.cos, theta), r * _libm(math.sin, theta)
+        both = np.stack([cos, sin], axis=1).ravel()
+        out[start:] = both[: n - start]
+        if (n - start) % 2:
+            g.next_double_normal = float(sin[-1])
+    return out
+
+
+def _fill16(data: np.ndarray, npd) -> np.ndarray:
+    """normal_fill_16 on blocks of 16 uniforms (an (m, 16) array of the dtype's accumulation values)."""
+    u1, u2 = 1 - data[:, :8], data[:, 8:]
+    if npd == _f64:
+        radius = np.sqrt(-2 * _libm(math.log, u1))
+        theta = _TWO_PI * u2
+        return np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
+    if npd == _f32:
+        # log: correctly rounded (float64, rounded); sin/cos: NumPy's float32 SIMD versions, which agree with
+        # torch's vectorised ones more often than correctly rounded values do (92% of elements bit for bit,
+        # the rest within 3 ulps: measured against torch 2.13's wheel on AVX-512)
+        wide = u1.astype(_f64)
+        np.log(wide, out=wide)
+        radius = wide.astype(_f32)
+        radius *= _f32(-2)
+        np.sqrt(radius, out=radius)
+        theta = u2 * _f32(_TWO_PI)  # (2 pi as a float, times u2 in float: found by experiment)
+        out = np.empty((data.shape[0], 16), dtype=_f32)
+        np.multiply(radius, np.cos(theta), out=out[:, :8])
+        np.sin(theta, out=theta)
+        np.multiply(radius, theta, out=out[:, 8:])
+        return out
+    # float16: each named intermediate of torch's kernel is a Half; the arithmetic between them is float
+    u1 = u1.astype(_f16).astype(_f32)
+    radius = np.sqrt(_f32(-2) * np.log(u1.astype(_f64)).astype(_f32)).astype(_f16).astype(_f32)
+    theta = (_TWO_PI * u2.astype(_f64)).astype(_f16).astype(_f32)
+    return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+
+
+def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous: bool = True):
+    """normal_kernel for ``n`` values of a float dtype; ``contiguous``: whether the output is (torch takes
+    the vectorisable 16-block path only for a contiguous output of 16 or more elements)."""
+    npd = np.dtype(npd)
+    if n >= 16 and contiguous:
+        acc = _f64 if npd == _f64 else _f32
+        full = n // 16 * 16
+        # float16 draws only the whole blocks before its redrawn tail (found by experiment); the others all n
+        data = unit_uniform(g, full if npd == _f16 else n, npd)
+        if npd == _f16:
+            data = data.astype(_f16).astype(_f32)
+        blocks = _fill16(data[:full].reshape(-1, 16), npd).ravel()
+        if n % 16 == 0:
+            out = blocks
+        else:
+            out = np.empty(n, dtype=acc)
+            out[:full] = blocks
+            tail = unit_uniform(g, 16, npd)
+            if npd == _f16:
+                tail = tail.astype(_f16).astype(_f32)
+            out[n - 16:] = _fill16(tail.reshape(1, 16), npd).ravel()
+        if npd == _f64:
+            return fma64(out, float(std), float(mean))
+        s, m = npd.type(std), npd.type(mean)
+        if s == 1 and m == 0:  # (x * 1 + 0 is x: skip the float64 round trip of the fused multiply-add)
+            return out.astype(npd, copy=False)
+        return fma32(out, s, m).astype(npd)
+    return fma64(_scalar_normals(g, n), float(std), float(mean)).astype(npd)
+
+
+# ------------------------------------------------------------------ integers
+_INT64_MAX = (1 << 63) - 1
+
+
+def random_from_to(g: MT19937Stream, n: int, npd, low: int, span: int) -> np.ndarray:
+    """random_(from, to): ``word % span + from`` (``span = to - from``); 64-bit words from span 2**28 on."""
+    npd = np.dtype(npd)
+    if span >= 1 << 28:
+        words = g.words64(n)
+        vals = (words % np.uint64(span)).astype(object) + low if low + span > _INT64_MAX or low < -(1 << 62) \
+            else (words % np.uint64(span)).astype(np.int64) + np.int64(low)
+    else:
+        vals = (g.words(n) % np.uint32(span)).astype(np.int64) + np.int64(low)
+    if vals.dtype == object:
+        vals = np.array([((v + (1 << 63)) % (1 << 64)) - (1 << 63) for v in vals], dtype=np.int64)
+    return _wrap_cast(vals, npd)
+
+
+def random_full_int64(g: MT19937Stream, n: int, npd) -> np.ndarray:
+    """random_(from=int64 min, to=None): a full random64 word reinterpreted as int64."""
+    return _wrap_cast(g.words64(n).view(np.int64), np.dtype(npd))
+
+
+def random_default(g: MT19937Stream, n: int, npd) -> np.ndarray:
+    """random_(): ``word % (max + 1)`` for integers (max: the dtype's; 2**digits for floats, then + 1), ``word
+    & 1`` for bool; int64 and float64 draw ``random64``."""
+    npd = np.dtype(npd)
+    if npd == np.bool_:
+        return (g.words(n) & np.uint32(1)).astype(np.bool_)
+    if npd.kind == "f":
+        mod = (1 << _DIGITS[npd]) + 1
+        words = g.words64(n) if npd == _f64 else g.words(n).astype(np.uint64)
+        return (words % np.uint64(mod)).astype(npd)
+    mod = int(np.iinfo(npd).max) + 1
+    words = g.words64(n) if npd == np.int64 else g.words(n).astype(np.uint64)
+    return (words % np.uint64(mod)).astype(npd)
+
+
+def _wrap_cast(vals: np.ndarray, npd) -> np.ndarray:
+    """C's static_cast from int64: integers wrap, floats round."""
+    if npd.kind in "iu":
+        return vals.astype(npd)
+    if npd == np.bool_:
+        return vals != 0
+    return vals.astype(npd)
+
+
+def randperm(g: MT19937Stream, n: int) -> np.ndarray:
+    """randperm_cpu: for n below 2**32 / 20 swaps element i with i + random() % (n - i), i = 0 .. n - 2;
+    beyond, the inside-out Fisher-Yates shuffle on random64() % (i + 1)."""
+    if n < 0xFFFFFFFF // 20:
+        offsets = (g.words(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint32)).tolist() if n > 1 else []
+        perm = list(range(n))
+        for i, z in enumerate(offsets):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+        return np.array(perm, dtype=np.int64)
+    picks = (g.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+    perm = [0] * n
+    for i, z in enumerate(picks):
+        perm[i] = perm[z]
+        perm[z] = i
+    return np.array(perm, dtype=np.int64)
+
+
+# ------------------------------------------------------------------ other scalar distributions
+def bernoulli_scalar(g: MT19937Stream, n: int, p: float) -> np.ndarray:
+    """bernoulli_(float p): a double uniform below p (bool array)."""
+    return unit_uniform(g, n, _f64) < p
+
+
+def bernoulli_tensor(g: MT19937Stream, probs: np.ndarray) -> np.ndarray:
+    """bernoulli_(Tensor p), probabilities in fill order: double draws for a float64 p, float draws (24-bit)
+    compared in float for the others."""
+    if probs.dtype == _f64:
+        return unit_uniform(g, probs.size, _f64) < probs
+    return unit_uniform(g, probs.size, _f32) < probs.astype(_f32)
+
+
+def exponential(g: MT19937Stream, n: int, lambd: float) -> np.ndarray:
+    """exponential_distribution<double>: ``-1 / lambda * log1p(-u)``."""
+    u = unit_uniform(g, n, _f64)
+    return (-1.0 / lambd) * _libm(math.log1p, -u)
+
+
+def geometric(g: MT19937Stream, n: int, p: float) -> np.ndarray:
+    """geometric_distribution<double>: ``ceil(log(u) / log1p(-p))``."""
+    u = unit_uniform(g, n, _f64)
+    return np.ceil(_libm(math.log, u) / math.log1p(-p))
+
+
+def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
+    """cauchy_distribution<double>: ``median + sigma * tan(pi * (u - 0.5))``."""
+    u = unit_uniform(g, n, _f64)
+    return median + sigma * _libm(math.tan, math.pi * (u - 0.5))
+
+
+def log_normal(g: MT19937Stream, n: int, mean: float, std: float) -> np.ndarray:
+    """lognormal_distribution<double>: ``exp(normal(mean, std))`` from the scalar normal draws."""
+    return _libm(math.exp, _scalar_normals(g, n) * std + mean)
