@@ -17,7 +17,6 @@ import math
 from .._backend import xp
 from .._dtype import default_float_np, scalar_type_name
 from .._tensor import Tensor, wrap
-from . import complex_support as cs
 from ._promote import prepare
 from .complex import conj_value as conj
 from .reduction import return_type
