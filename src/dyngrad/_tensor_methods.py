@@ -34,6 +34,7 @@ from ._ops import (
     rnn,
     sampling,
     shape,
+    shape_extras,
     sorting,
     special_ops,
     spectral,
@@ -405,7 +406,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, numeric, copies,
+    special_ops, random_dist, cholesky_extras, numeric, copies, shape_extras,
 )
 
 
