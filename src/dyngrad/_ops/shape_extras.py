@@ -111,6 +111,12 @@ def _directional_split(name: str, dim: int, min_dims: int, input, indices_or_sec
     if nd < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
                            f"{nd} dimensions!")
+    if not isinstance(indices_or_sections, (int, tuple, list)):  # torch's parser text for its two overloads
+        got = type(indices_or_sections).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but expected one "
+                        f"of:\n * (Tensor input, int sections)\n      didn't match because some of the arguments have "
+                        f"invalid types: (Tensor, !{got}!)\n * (Tensor input, tuple of ints indices)\n      didn't "
+                        f"match because some of the arguments have invalid types: (Tensor, !{got}!)\n")
     if isinstance(indices_or_sections, int):
         n = input._data.shape[dim]
         if indices_or_sections == 0 or n % indices_or_sections != 0:
