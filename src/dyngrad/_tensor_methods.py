@@ -19,6 +19,7 @@ from ._ops import (
     indexing,
     indexing_extra,
     inplace,
+    integration,
     linalg,
     loss,
     matmul,
@@ -408,7 +409,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, numeric, copies, shape_extras,
-    statistics,
+    statistics, integration,
 )
 
 
