@@ -40,6 +40,7 @@ from ._ops import (
     special_ops,
     spectral,
     statistics,
+    tensor_extras,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -409,7 +410,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, numeric, copies, shape_extras,
-    statistics, integration,
+    statistics, integration, tensor_extras,
 )
 
 
