@@ -41,6 +41,7 @@ from ._ops import (
     spectral,
     statistics,
     tensor_extras,
+    torch_inplace,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -410,7 +411,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, numeric, copies, shape_extras,
-    statistics, integration, tensor_extras,
+    statistics, integration, tensor_extras, torch_inplace,
 )
 
 

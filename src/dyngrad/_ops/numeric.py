@@ -324,6 +324,15 @@ def _inplace_shift(fn):
     return method
 
 
+def _inplace_unary(fn):
+    def method(self):
+        from .inplace import inplace
+
+        return inplace(self, fn)
+
+    return method
+
+
 def positive(input):  # noqa: A002 - torch's name
     """torch.positive(input): input itself (torch returns the same tensor). Raises RuntimeError for bool."""
     _need_tensor("positive", input, "input", 1)
@@ -346,7 +355,7 @@ EXPORTS = dict(
 
 TENSOR_METHODS = dict(
     EXPORTS,
-    deg2rad_=_inplace_shift(deg2rad), rad2deg_=_inplace_shift(rad2deg), ldexp_=_inplace_shift(ldexp),
+    deg2rad_=_inplace_unary(deg2rad), rad2deg_=_inplace_unary(rad2deg), ldexp_=_inplace_shift(ldexp),
     nextafter_=_inplace_shift(nextafter), heaviside_=_inplace_shift(heaviside), gcd_=_inplace_shift(gcd),
     lcm_=_inplace_shift(lcm), bitwise_left_shift_=_inplace_shift(bitwise_left_shift),
     bitwise_right_shift_=_inplace_shift(bitwise_right_shift),
