@@ -9,6 +9,7 @@ when a bfloat16 tensor meets NumPy ("Got unsupported ScalarType BFloat16").
 
 from __future__ import annotations
 
+import builtins  # histogram's ``range`` argument hides the builtin
 import math
 
 from .._backend import xp
@@ -247,15 +248,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density: bool = False
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5  # torch widens a zero range as NumPy does
         edges = xp.linspace(lo, hi, int(bins) + 1).astype(a.dtype)
+    pos, keep = _bin_positions(flat, edges, not isinstance(bins, Tensor))
     nb = edges.size - 1
-    lo, hi = edges[0], edges[-1]
-    keep = (flat >= lo) & (flat <= hi)
-    vals = flat[keep]
-    pos = xp.searchsorted(edges, vals, side="right") - 1
-    pos = xp.clip(pos, 0, nb - 1)
-    if not isinstance(bins, Tensor):  # equal bins: ATen computes the bin from the position, as histc
-        pos = ((vals - lo) * nb / (hi - lo)).astype(xp.int64)
-        pos = xp.clip(pos, 0, nb - 1)
     weights = None if w is None else w[keep]
     hist = xp.bincount(pos, weights=weights, minlength=nb)[:nb].astype(a.dtype) if nb > 0 else xp.zeros(0, a.dtype)
     if density:
@@ -265,9 +259,82 @@ def histogram(input, bins=100, *, range=None, weight=None, density: bool = False
     return _HistogramResult((wrap(hist), wrap(xp.ascontiguousarray(edges))))
 
 
+def _bin_positions(values, edges, equal_width: bool):
+    """(bin of each value inside [edges[0], edges[-1]], mask of those values); the last bin includes its right
+    edge. Equal bins: ATen's (x - min) * bins / (max - min), as histc; other edges: a binary search."""
+    nb = edges.size - 1
+    lo, hi = edges[0], edges[-1]
+    keep = (values >= lo) & (values <= hi)
+    vals = values[keep]
+    if equal_width:
+        pos = ((vals - lo) * nb / (hi - lo)).astype(xp.int64)
+    else:
+        pos = xp.searchsorted(edges, vals, side="right") - 1
+    return xp.clip(pos, 0, max(nb - 1, 0)), keep
+
+
+def _equal_edges(column, count, lo_hi):
+    if lo_hi is not None:
+        lo, hi = lo_hi
+    elif column.size:
+        lo, hi = float(column.min()), float(column.max())
+    else:
+        lo, hi = 0.0, 1.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return xp.linspace(lo, hi, int(count) + 1).astype(column.dtype)
+
+
+_HistogramddResult = return_type("histogramdd", ("hist", "bin_edges"))
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density: bool = False):  # noqa: A002 - torch's names
+    """torch.histogramdd(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges): the
+    D-dimensional histogram of the rows of input (..., D); ``bins`` an int, a list of D ints or a list of D 1-D
+    edge tensors; ``range`` a flat list (min_0, max_0, ..., min_{D-1}, max_{D-1}); rows outside any range are
+    dropped. Raises RuntimeError for integer input or mismatched bins / range lengths (torch's texts)."""
+    a = input._data
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(a.dtype)}'")
+    d = a.shape[-1] if a.ndim else 1
+    rows = a.reshape(-1, d)
+    if isinstance(bins, int):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    ranges = None if range is None else [(float(range[2 * i]), float(range[2 * i + 1])) for i in builtins.range(d)]
+    edges = []
+    for i in builtins.range(d):
+        b = bins[i]
+        edges.append(b._data.astype(a.dtype) if isinstance(b, Tensor) else
+                     _equal_edges(rows[:, i], b, None if ranges is None else ranges[i]))
+    keep = xp.ones(rows.shape[0], dtype=bool)
+    positions = []
+    for i in builtins.range(d):
+        pos, inside = _bin_positions(rows[:, i], edges[i], not isinstance(bins[i], Tensor))
+        full = xp.zeros(rows.shape[0], dtype=xp.int64)
+        full[inside] = pos
+        positions.append(full)
+        keep &= inside
+    shape = tuple(e.size - 1 for e in edges)
+    hist = xp.zeros(shape, dtype=a.dtype)
+    w = None if weight is None else weight._data.reshape(-1)[keep]
+    index = tuple(p[keep] for p in positions)
+    xp.add.at(hist, index, 1 if w is None else w)
+    if density:
+        total = hist.sum()
+        volume = xp.ones(shape, dtype=a.dtype)
+        for i, e in enumerate(edges):
+            view = [1] * d
+            view[i] = -1
+            volume = volume * xp.diff(e).reshape(view)
+        hist = (hist / (total * volume)).astype(a.dtype)
+    return _HistogramddResult((wrap(hist), tuple(wrap(xp.ascontiguousarray(e)) for e in edges)))
+
+
 EXPORTS = dict(scalar_tensor=scalar_tensor, empty_strided=empty_strided, empty_permuted=empty_permuted,
                resize_as_=torch_resize_as_, unique_consecutive=unique_consecutive, unravel_index=unravel_index,
-               nonzero_static=nonzero_static, histogram=histogram)
+               nonzero_static=nonzero_static, histogram=histogram, histogramdd=histogramdd)
 TENSOR_METHODS = dict(new_empty_strided=new_empty_strided, char=char, bfloat16=bfloat16, resize_=resize_,
                       resize_as_=resize_as_, unique_consecutive=unique_consecutive, nonzero_static=nonzero_static,
                       histogram=histogram)
