@@ -310,6 +310,8 @@ class Converter:
             return self.tensors[id(t)][1]
         if t.layout != torch.strided:
             raise Unconvertible(f"{t.layout} tensor")
+        if t.device.type != "cpu":  # e.g. the meta tensors of torch.gradient's error inputs
+            raise Unconvertible(f"a {t.device.type} tensor (dyngrad runs on the CPU only)")
         dtype = _dtype(t.dtype)
         d = dyngrad.from_numpy(_storage_copy(t))
         assert d.dtype is dtype

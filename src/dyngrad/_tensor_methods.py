@@ -12,6 +12,7 @@ from ._ops import (
     bessel,
     cholesky_extras,
     conv,
+    copies,
     distance,
     dropout_alpha,
     embedding,
@@ -19,12 +20,14 @@ from ._ops import (
     indexing,
     indexing_extra,
     inplace,
+    integration,
     linalg,
     loss,
     matmul,
     nn_kernels,
     normalization,
     norms,
+    numeric,
     polynomials,
     pooling,
     random_dist,
@@ -33,9 +36,13 @@ from ._ops import (
     rnn,
     sampling,
     shape,
+    shape_extras,
     sorting,
     special_ops,
     spectral,
+    statistics,
+    tensor_extras,
+    torch_inplace,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -404,7 +411,8 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, dropout_alpha,
+    special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
+    statistics, integration, tensor_extras, torch_inplace,
 )
 
 
