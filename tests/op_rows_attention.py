@@ -40,3 +40,12 @@ ROWS: list[OpInfo] = [
     OpInfo("scaled_dot_product_attention_math", _sdpa, fixed((2, 3, 4), (2, 5, 4), (2, 5, 3)),
            covers=("SafeSoftmaxBackward0", "UnsafeViewBackward0", "MulBackward1"), params=_sdpa_params),
 ]
+
+
+def _pack(lib, x, lengths):
+    return lib.nn.utils.rnn.pack_padded_sequence(x, lengths).data
+
+
+ROWS.append(OpInfo("pack_padded_sequence", _pack, fixed((4, 3, 2)), covers=("PackPaddedSequenceBackward0",),
+                   params=lambda data, shapes: {"lengths": data.draw(st.sampled_from([[4, 3, 1], [4, 4, 4],
+                                                                                      [2, 1, 1]]))}))

@@ -25,6 +25,7 @@ from ._ops import (
     nn_kernels,
     normalization,
     norms,
+    packed,
     polynomials,
     pooling,
     random_dist,
@@ -404,7 +405,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, attention,
+    special_ops, random_dist, cholesky_extras, attention, packed,
 )
 
 
