@@ -49,3 +49,18 @@ def _pack(lib, x, lengths):
 ROWS.append(OpInfo("pack_padded_sequence", _pack, fixed((4, 3, 2)), covers=("PackPaddedSequenceBackward0",),
                    params=lambda data, shapes: {"lengths": data.draw(st.sampled_from([[4, 3, 1], [4, 4, 4],
                                                                                       [2, 1, 1]]))}))
+
+
+# weight normalisation (src/dyngrad/_ops/weight_norm.py). torch's second derivative of the fused node fails
+# torch's own gradgradcheck, so only first order is compared (tests/test_parametrize.py checks dyngrad's
+# second derivative against finite differences).
+ROWS += [
+    OpInfo("_weight_norm_fused", lambda lib, v, g, dim: lib._weight_norm(v, g, dim),
+           fixed((3, 2, 4), (3, 1, 1)), covers=("WeightNormInterfaceBackward0",),
+           params=lambda data, shapes: {"dim": 0}, second_order=False),
+    OpInfo("_weight_norm_last_dim", lambda lib, v, g, dim: lib._weight_norm(v, g, dim),
+           fixed((3, 2, 4), (1, 1, 4)), covers=("WeightNormInterfaceBackward0",),
+           params=lambda data, shapes: {"dim": 2}, second_order=False),
+    OpInfo("norm_except_dim", lambda lib, v, dim: lib.norm_except_dim(v, 2, dim), fixed((3, 2, 4)),
+           covers=("NormBackward0",), params=lambda data, shapes: {"dim": data.draw(st.sampled_from([-1, 0, 1, 2]))}),
+]

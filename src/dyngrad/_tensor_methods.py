@@ -37,6 +37,7 @@ from ._ops import (
     sorting,
     special_ops,
     spectral,
+    weight_norm,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -405,7 +406,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, attention, packed,
+    special_ops, random_dist, cholesky_extras, attention, packed, weight_norm,
 )
 
 
