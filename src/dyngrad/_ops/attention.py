@@ -101,6 +101,26 @@ def _repeat_heads(a, rep: int):
     return a if rep == 1 else xp.repeat(a, rep, axis=-3)
 
 
+def _bmm(a, b):
+    """a @ b over the last two dims of two arrays with equal batch dims, as one 3-D BLAS-friendly matmul.
+
+    NumPy's stacked matmul falls back to a slow loop for transposed (non-contiguous) operands: each is
+    copied to C order and the batch dims folded first."""
+    batch = a.shape[:-2]
+    a3 = xp.ascontiguousarray(a).reshape(-1, *a.shape[-2:])
+    b3 = xp.ascontiguousarray(b).reshape(-1, *b.shape[-2:])
+    return xp.matmul(a3, b3).reshape(*batch, a.shape[-2], b.shape[-1])
+
+
+def _probs(q, kr, mask, scale):
+    """softmax(q kr^T * scale + mask) on arrays (safe: fully masked rows are zeros)."""
+    s = _bmm(q, xp.swapaxes(kr, -1, -2))
+    s *= q.dtype.type(scale)
+    if mask is not None:
+        s += mask
+    return _safe_softmax_array(s, -1)
+
+
 @register
 class ScaledDotProductFlashAttentionForCpuBackward0(Op):
     """The fused CPU attention of 4-D (B, H, L, E) query, (B, Hk, S, E) key and (B, Hk, S, Ev) value.
@@ -114,12 +134,28 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
     @staticmethod
     def forward(q, k, v, mask, scale, rep):
         kr, vr = _repeat_heads(k, rep), _repeat_heads(v, rep)
-        s = xp.matmul(q, xp.swapaxes(kr, -1, -2))
-        s *= q.dtype.type(scale)
-        if mask is not None:
-            s = s + mask
-        p = _safe_softmax_array(s, -1)
-        return xp.matmul(p, vr)
+        p = _probs(q, kr, mask, scale)
+        return _bmm(p, vr)
+
+    def backward_arrays(self, g):
+        """The same gradient on arrays (Note [Backward on arrays]): the plain backward() of a large attention."""
+        q, k, v = (t._data for t in self.saved())
+        mask, scale, rep = self._params
+        kr, vr = _repeat_heads(k, rep), _repeat_heads(v, rep)
+        p = _probs(q, kr, mask, scale)
+        dv = _bmm(xp.swapaxes(p, -1, -2), g)
+        ds = _bmm(g, xp.swapaxes(vr, -1, -2))
+        ds -= (ds * p).sum(axis=-1, keepdims=True)  # dP - rowsum(dP * P), then * P
+        ds *= p
+        sc = q.dtype.type(scale)
+        dq = _bmm(ds, kr)
+        dq *= sc
+        dk = _bmm(xp.swapaxes(ds, -1, -2), q)
+        dk *= sc
+        if rep > 1:
+            dk = dk.reshape(k.shape[0], k.shape[1], rep, *dk.shape[2:]).sum(2)
+            dv = dv.reshape(v.shape[0], v.shape[1], rep, *dv.shape[2:]).sum(2)
+        return tuple(wrap(a) if fn is not None else None for a, (fn, _) in zip((dq, dk, dv), self.next_functions))
 
     def backward(self, g):
         if _state.enabled:  # create_graph=True: torch records a node that refuses a second derivative
