@@ -332,3 +332,40 @@ def test_skip_init_and_clip_grads_with_norm():
     dyngrad.nn.utils.vector_to_parameters(_d(vec), dp)
     for t, d in zip(tp, dp):
         assert_same_tensor(d, t)
+
+
+@pytest.mark.parametrize("shape,omap", [((3, 3), None), ((2, 4), None), ((4, 2), "cayley"), ((3, 3), "cayley"),
+                                        ((4, 2), "matrix_exp"), ((4, 4), "householder")])
+def test_parametrizations_orthogonal(shape, omap):
+    torch.manual_seed(8)
+    tlin = torch.nn.Linear(shape[1], shape[0], dtype=torch.float64)
+    dlin = dyngrad.nn.Linear(shape[1], shape[0], dtype=dyngrad.float64)
+    _load(tlin, dlin)
+    tm = torch.nn.utils.parametrizations.orthogonal(tlin, orthogonal_map=omap)
+    dm = dyngrad.nn.utils.parametrizations.orthogonal(dlin, orthogonal_map=omap)
+    assert repr(dm) == repr(tm)
+    if shape[0] == shape[1]:  # the trivialization's base comes from the weight alone (QR): no randomness
+        assert_same_tensor(dm.parametrizations.weight[0].base, tm.parametrizations.weight[0].base)
+        assert_same_tensor(dm.weight, tm.weight)
+    _load(tm, dm)
+    with torch.no_grad():
+        tm.parametrizations.weight.original.add_(torch.randn(shape, dtype=torch.float64) * 0.3)
+    _load(tm, dm)
+    x = torch.randn(2, shape[1], dtype=torch.float64)
+    t_out, d_out = tm(x), dm(_d(x))
+    assert_same_tensor(d_out, t_out)
+    if dm.parametrizations.weight[0].orthogonal_map.name != "householder":  # (householder scales columns by
+        w = dm.weight.detach().numpy()  # int(diag), which the perturbation may zero, as in torch)
+        small = w @ w.T if shape[0] <= shape[1] else w.T @ w
+        assert abs(small - __import__("numpy").eye(min(shape))).max() < 1e-12
+    tp, dp = list(tm.parameters()), list(dm.parameters())
+    for a, b in zip(dyngrad.autograd.grad(d_out.pow(2).sum(), dp), torch.autograd.grad(t_out.pow(2).sum(), tp)):
+        assert_same_tensor(a, b)
+
+
+def test_orthogonal_errors():
+    for kw in ({"name": "foo"}, {"orthogonal_map": "qr"}):
+        _errors_match(lambda kw=kw: dyngrad.nn.utils.parametrizations.orthogonal(dyngrad.nn.Linear(2, 2), **kw),
+                      lambda kw=kw: torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(2, 2), **kw))
+    _errors_match(lambda: dyngrad.nn.utils.parametrizations.orthogonal(dyngrad.nn.Linear(2, 2), name="bias"),
+                  lambda: torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(2, 2), name="bias"))
