@@ -104,8 +104,8 @@ def _repeat_heads(a, rep: int):
 def _bmm(a, b):
     """a @ b over the last two dims of two arrays with equal batch dims, as one 3-D BLAS-friendly matmul.
 
-    NumPy's stacked matmul falls back to a slow loop for transposed (non-contiguous) operands: each is
-    copied to C order and the batch dims folded first."""
+    Each operand is made C-contiguous and its batch dims folded, so every product is one plain BLAS gemm
+    whatever the strides of the views it came from (the copies are cheap next to the products)."""
     batch = a.shape[:-2]
     a3 = xp.ascontiguousarray(a).reshape(-1, *a.shape[-2:])
     b3 = xp.ascontiguousarray(b).reshape(-1, *b.shape[-2:])
