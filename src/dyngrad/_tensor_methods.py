@@ -9,6 +9,7 @@ from __future__ import annotations
 import types
 
 from ._ops import (
+    attention,
     bessel,
     cholesky_extras,
     conv,
@@ -28,6 +29,7 @@ from ._ops import (
     normalization,
     norms,
     numeric,
+    packed,
     polynomials,
     pooling,
     random_dist,
@@ -43,6 +45,7 @@ from ._ops import (
     statistics,
     tensor_extras,
     torch_inplace,
+    weight_norm,
 )
 from ._ops import comparison as cmp
 from ._ops import complex as cplx
@@ -412,7 +415,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
-    statistics, integration, tensor_extras, torch_inplace,
+    statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm,
 )
 
 

@@ -23,6 +23,7 @@ from ..._ops.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -152,6 +153,8 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         is_lstm = self.mode == "LSTM"
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
@@ -232,6 +235,86 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, hidden
+
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence input: step t runs the first batch_sizes[t] sequences (torch's packed path).
+
+        hx is given in the original batch order and permuted by ``sorted_indices``; a sequence's final
+        state is its state after its last step; the output is a PackedSequence of the same layout and the
+        states come back in the original order (``unsorted_indices``). Step by step (no fused kernel).
+        """
+        is_lstm = self.mode == "LSTM"
+        data, sizes = packed.data, [int(n) for n in packed.batch_sizes.tolist()]
+        batch, num_directions = sizes[0], 2 if self.bidirectional else 1
+        if hx is None:
+            zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=data.dtype)
+            hx = (zeros, zeros) if is_lstm else zeros
+        elif packed.sorted_indices is not None:
+            idx = packed.sorted_indices
+            hx = tuple(h.index_select(1, idx) for h in hx) if is_lstm else hx.index_select(1, idx)
+        probe = (batch, 1) if self.batch_first else (1, batch)  # an input of the packed batch's shape
+        self._check_forward_args(_creation.empty(*probe, data.shape[-1], dtype=data.dtype), hx)
+        offsets = [0]
+        for n in sizes:
+            offsets.append(offsets[-1] + n)
+        cell = _CELLS[self.mode]
+        layer_input = data
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                idx = layer * num_directions + direction
+                init_state = (hx[0][idx], hx[1][idx]) if is_lstm else (hx[idx],)
+                w = self._weights(layer, direction)
+                out, final = _packed_direction(cell, layer_input, sizes, offsets, init_state, w, is_lstm,
+                                               reverse=direction == 1)
+                outputs.append(out)
+                h_n.append(final[0])
+                if is_lstm:
+                    c_n.append(final[1])
+            layer_input = outputs[0] if num_directions == 1 else cat(outputs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        h = stack(h_n, 0)
+        hidden = (h, stack(c_n, 0)) if is_lstm else h
+        if packed.unsorted_indices is not None:
+            un = packed.unsorted_indices
+            hidden = tuple(t.index_select(1, un) for t in hidden) if is_lstm else hidden.index_select(1, un)
+        return PackedSequence(layer_input, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices), hidden
+
+
+def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, reverse):
+    """One layer and direction over packed rows: (packed outputs, final state per sequence in sorted order)."""
+    steps = len(sizes)
+    outs = [None] * steps
+    if not reverse:
+        state = init_state
+        done = []  # final states of sequences that ended, latest first
+        for t in range(steps):
+            n = sizes[t]
+            if state[0].shape[0] > n:  # sequences n.. ended at step t - 1
+                done.append(tuple(s[n:] for s in state))
+                state = tuple(s[:n] for s in state)
+            x = data[offsets[t]:offsets[t + 1]]
+            state = cell(x, state if is_lstm else state[0], *w)
+            state = state if is_lstm else (state,)
+            outs[t] = state[0]
+        pieces = [state] + done[::-1]
+        final = tuple(cat([p[i] for p in pieces], 0) if len(pieces) > 1 else pieces[0][i]
+                      for i in range(len(state)))
+    else:
+        state = tuple(s[:sizes[-1]] for s in init_state)
+        for t in range(steps - 1, -1, -1):
+            n = sizes[t]
+            if state[0].shape[0] < n:  # sequences join at their last step, from the initial state
+                state = tuple(cat([s, s0[s.shape[0]:n]], 0) for s, s0 in zip(state, init_state))
+            x = data[offsets[t]:offsets[t + 1]]
+            state = cell(x, state if is_lstm else state[0], *w)
+            state = state if is_lstm else (state,)
+            outs[t] = state[0]
+        final = state
+    return cat(outs, 0), final
 
 
 class RNN(RNNBase):

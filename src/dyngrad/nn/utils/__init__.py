@@ -1,10 +1,19 @@
-"""dyngrad.nn.utils: gradient clipping, parameter/vector conversion and ``rnn.pad_sequence`` (torch.nn.utils)."""
+"""dyngrad.nn.utils (torch.nn.utils): gradient clipping, parameter/vector conversion, ``rnn`` (padding and packed
+sequences), ``parametrize`` / ``parametrizations``, the hook-based weight_norm / spectral_norm, ``stateless``,
+``fusion`` and ``skip_init``."""
 
 from __future__ import annotations
 
-from . import rnn
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
+from . import fusion, parametrizations, parametrize, rnn, stateless
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
+from .init import skip_init
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["rnn", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
-           "vector_to_parameters"]
+__all__ = ["rnn", "parametrize", "parametrizations", "stateless", "fusion", "clip_grad_norm", "clip_grad_norm_",
+           "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
+           "vector_to_parameters", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "skip_init", "spectral_norm", "remove_spectral_norm", "weight_norm",
+           "remove_weight_norm"]

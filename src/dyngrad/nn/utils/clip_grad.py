@@ -88,3 +88,17 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
                 raise NotImplementedError("clamp is not supported for complex types")
             xp.clip(g._data, -clip_value, clip_value, out=g._data)
             g._vc[0] += 1
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+    """Scale the grads of ``parameters`` in place by min(1, max_norm / (total_norm + 1e-6)), ``total_norm`` given
+    (as from get_total_norm); torch.nn.utils.clip_grads_with_norm_."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    grads = [p._grad for p in parameters if p._grad is not None]
+    if not grads:
+        return
+    coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g._data *= coef._data.astype(g._data.real.dtype)
+        g._vc[0] += 1

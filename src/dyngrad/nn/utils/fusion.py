@@ -1,0 +1,67 @@
+"""Folding an eval-mode BatchNorm into the preceding Conv or Linear (torch.nn.utils.fusion).
+
+With s = bn.weight / sqrt(running_var + eps): W' = W * s (per output channel; per input channel of a
+transposed conv's weight layout) and b' = (b - running_mean) * s + bn.bias, the formulas of torch's
+fuse_conv_bn_weights / fuse_linear_bn_weights. AssertionError (torch's texts) for modules in training mode.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ... import _creation
+from ..parameter import Parameter
+
+__all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
+
+
+def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
+    """A copy of ``conv`` whose weight and bias include ``bn`` (both in eval mode)."""
+    if conv.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    fused = copy.deepcopy(conv)
+    if bn.running_mean is None or bn.running_var is None:
+        raise AssertionError("bn.running_mean and bn.running_var must not be None")
+    fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
+                                                    bn.eps, bn.weight, bn.bias, transpose)
+    return fused
+
+
+def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose: bool = False):
+    """(fused weight, fused bias) as Parameters."""
+    w_dtype = conv_w.dtype
+    b_dtype = conv_b.dtype if conv_b is not None else w_dtype
+    conv_b = _creation.zeros_like(bn_rm) if conv_b is None else conv_b
+    bn_w = _creation.ones_like(bn_rm) if bn_w is None else bn_w
+    bn_b = _creation.zeros_like(bn_rm) if bn_b is None else bn_b
+    rsqrt = (bn_rv + bn_eps).rsqrt()
+    shape = ([1, -1] if transpose else [-1, 1]) + [1] * (conv_w.dim() - 2)
+    fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(dtype=w_dtype)
+    fused_b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(dtype=b_dtype)
+    return Parameter(fused_w, conv_w.requires_grad), Parameter(fused_b, conv_b.requires_grad)
+
+
+def fuse_linear_bn_eval(linear, bn):
+    """A copy of ``linear`` whose weight and bias include ``bn`` (both in eval mode)."""
+    if linear.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    fused = copy.deepcopy(linear)
+    if linear.out_features != bn.num_features and bn.num_features != 1:
+        raise AssertionError("To fuse, linear.out_features == bn.num_features or bn.num_features == 1, got "
+                             f"linear.out_features={linear.out_features} and bn.num_features={bn.num_features}")
+    if bn.running_mean is None or bn.running_var is None:
+        raise AssertionError("bn.running_mean and bn.running_var must not be None")
+    fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
+                                                      bn.eps, bn.weight, bn.bias)
+    return fused
+
+
+def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
+    """(fused weight, fused bias) as Parameters."""
+    w_dtype = linear_w.dtype
+    b_dtype = linear_b.dtype if linear_b is not None else w_dtype
+    linear_b = _creation.zeros_like(bn_rm) if linear_b is None else linear_b
+    scale = bn_w * (bn_rv + bn_eps).rsqrt()
+    fused_w = (linear_w * scale.unsqueeze(-1)).to(dtype=w_dtype)
+    fused_b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=b_dtype)
+    return Parameter(fused_w, linear_w.requires_grad), Parameter(fused_b, linear_b.requires_grad)
