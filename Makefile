@@ -35,7 +35,7 @@ test: $(VENV)/.installed-test
 
 docs: $(VENV)/.installed-test
 	@echo "==> Building the documentation site into build/site (mkdocs, warnings are errors)"
-	$(BIN)/mkdocs build --strict --quiet
+	$(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings that --strict turns into errors
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/run.py

@@ -29,8 +29,10 @@ class Adagrad(Optimizer):
         initial_accumulator_value (float): starting value of the sum of squares. Default 0.
         eps (float): added to the denominator for numerical stability. Default 1e-10.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        differentiable: accepted, as ``foreach``.
+        fused: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, lr_decay, weight_decay, initial_accumulator_value or eps, with torch's texts.

@@ -51,8 +51,11 @@ class Adam(Optimizer):
         amsgrad (bool): use the maximum of past second moments (AMSGrad). Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
         decoupled_weight_decay (bool): decay the weights directly, as AdamW. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
+        fused: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.

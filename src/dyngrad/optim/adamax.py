@@ -26,8 +26,10 @@ class Adamax(Optimizer):
         eps (float): added to the norm for numerical stability. Default 1e-8.
         weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.

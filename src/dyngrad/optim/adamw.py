@@ -23,8 +23,11 @@ class AdamW(Adam):
         weight_decay (float): decoupled weight decay coefficient. Default 1e-2.
         amsgrad (bool): use the maximum of past second moments (AMSGrad). Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
+        fused: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.

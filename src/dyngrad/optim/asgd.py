@@ -38,8 +38,10 @@ class ASGD(Optimizer):
         t0 (float): the step at which averaging starts. Default 1e6.
         weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr or weight_decay, with torch's texts.

@@ -33,8 +33,10 @@ class NAdam(Optimizer):
         momentum_decay (float): the schedule's momentum decay. Default 4e-3.
         decoupled_weight_decay (bool): decay the weights directly (NAdamW). Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, beta, weight_decay or momentum_decay, with torch's texts.

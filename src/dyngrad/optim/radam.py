@@ -30,8 +30,10 @@ class RAdam(Optimizer):
         weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
         decoupled_weight_decay (bool): decay the weights directly, as AdamW. Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.

@@ -31,8 +31,10 @@ class RMSprop(Optimizer):
         momentum (float): momentum factor. Default 0.
         centered (bool): normalise by the estimated variance of the gradient. Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr, eps, momentum, weight_decay or alpha, with torch's texts.

@@ -35,8 +35,10 @@ class Rprop(Optimizer):
             1.2).
         step_sizes (tuple of float): (min, max) allowed step sizes. Default (1e-6, 50).
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        capturable: accepted, as ``foreach``.
+        differentiable: accepted, as ``foreach``.
 
     Raises:
         ValueError: an invalid lr or etas, with torch's texts.

@@ -31,8 +31,10 @@ class SGD(Optimizer):
         weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
         nesterov (bool): Nesterov momentum (needs momentum > 0 and dampening 0). Default False.
         maximize (bool): ascend the objective instead of descending it. Default False.
-        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
-            the single-tensor update on the CPU, which gives torch's numbers.
+        foreach: accepted as torch accepts it; dyngrad always runs the single-tensor update on the CPU,
+            which gives torch's numbers.
+        differentiable: accepted, as ``foreach``.
+        fused: accepted, as ``foreach``.
 
     Raises:
         ValueError: a negative lr, momentum or weight_decay, or nesterov without momentum, with torch's texts.
