@@ -65,6 +65,7 @@ def _import_libs():
 
     torch.set_num_threads(1)
     import autograd_workloads
+    import func_workloads
     import module_workloads
     import nn_workloads
     import special_workloads
@@ -79,6 +80,7 @@ def _import_libs():
         **module_workloads.WORKLOADS,
         **special_workloads.WORKLOADS,
         **spectral_workloads.WORKLOADS,
+        **func_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads
 

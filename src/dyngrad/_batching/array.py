@@ -294,8 +294,6 @@ class BatchedArray(NDArrayOperatorsMixin):
 
     @real.setter
     def real(self, values) -> None:
-        from . import rules_indexing
-
         rules_indexing.setitem(self.real, Ellipsis, values)
 
     @property
@@ -304,8 +302,6 @@ class BatchedArray(NDArrayOperatorsMixin):
 
     @imag.setter
     def imag(self, values) -> None:
-        from . import rules_indexing
-
         rules_indexing.setitem(self.imag, Ellipsis, values)
 
     @property
@@ -380,23 +376,15 @@ class BatchedArray(NDArrayOperatorsMixin):
 
     # ------------------------------------------------------------ NumPy's dispatch
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from . import rules_ufunc
-
         return rules_ufunc.dispatch(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from . import rules
-
         return rules.dispatch(func, args, kwargs)
 
     def __getitem__(self, key):
-        from . import rules_indexing
-
         return rules_indexing.getitem(self, key)
 
     def __setitem__(self, key, values) -> None:
-        from . import rules_indexing
-
         rules_indexing.setitem(self, key, values)
 
     # ------------------------------------------------------------ ndarray methods (each is a NumPy function)
@@ -404,7 +392,10 @@ class BatchedArray(NDArrayOperatorsMixin):
         return BatchedArray(self.value.astype(dtype, order=order, casting=casting, copy=copy), self.bdim, self.level)
 
     def copy(self, order="C"):
-        return BatchedArray(self.value.copy(), self.bdim, self.level)
+        # a C-ordered copy with the batch dim first, so that views of the copy (``out.reshape(-1)[k] = v``)
+        # are views, as on an ndarray copy
+        v = move_front(self.value, self.bdim)
+        return BatchedArray(v.copy() if type(v) is not _ndarray else np.array(v, order="C"), 0, self.level)
 
     def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's names
         if dtype is None:
@@ -700,11 +691,19 @@ def stack_samples(results: list, level: int):
 
 def loop(func, args: tuple, kwargs: dict, level: int, name: str):
     """``func`` run once per sample of ``level`` and stacked: the fallback of a function without a rule."""
+    out = kwargs.get("out")
+    if out is not None:  # every sample would write into the same array
+        for o in out if type(out) is tuple else (out,):
+            if o is not None and not (type(o) is BatchedArray and o.level == level):
+                unbatched_write(np.shape(o), batch_size_at(list(args), level))
     if FALLBACK_LOG is not None:
         FALLBACK_LOG.append(op_name(name))
     warn_fallback(name)
+    from .context import allocating
+
     n = batch_size_at(list(args) + list(kwargs.values()), level)
-    results = [func(*sample(args, i, level), **sample(kwargs, i, level)) for i in range(n)]
+    with allocating(None):  # one sample's call allocates one sample's arrays
+        results = [func(*sample(args, i, level), **sample(kwargs, i, level)) for i in range(n)]
     return stack_samples(results, level)
 
 
@@ -721,3 +720,7 @@ def per_sample(func, *args):
 def any_sample(x) -> bool:
     """Whether any element of any sample of ``x`` is true."""
     return bool(np.any(physical(x)))
+
+
+# The rules use the class above: bound here, once (a function-level import costs about 1 us per call).
+from . import rules, rules_indexing, rules_ufunc  # noqa: E402

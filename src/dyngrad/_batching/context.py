@@ -85,8 +85,11 @@ _ALLOC: list = []  # (level, size) while allocating
 
 
 class allocating:
-    def __init__(self, level: int, size: int) -> None:
-        self.item = (level, size)
+    """``with allocating(level, size)``: arrays the kernels create are batched at ``level``; ``None`` stops
+    that for a kernel run on physical arrays (an op rule), whose arrays are plain again."""
+
+    def __init__(self, level, size: int = 0) -> None:
+        self.item = None if level is None else (level, size)
 
     def __enter__(self):
         _ALLOC.append(self.item)
@@ -98,7 +101,7 @@ class allocating:
 def _creator(make):
     def create(shape, *args, **kwargs):
         out = make(shape, *args, **kwargs)
-        if not _ALLOC:
+        if not _ALLOC or _ALLOC[-1] is None:
             return out
         level, size = _ALLOC[-1]
         return BatchedArray(make((size,) + tuple(np.shape(out)), *args, **kwargs), 0, level)
@@ -109,7 +112,7 @@ def _creator(make):
 
 def _like_creator(make):
     def create(a, *args, **kwargs):
-        if not _ALLOC or type(a) is BatchedArray:
+        if not _ALLOC or _ALLOC[-1] is None or type(a) is BatchedArray:
             return make(a, *args, **kwargs)
         level, size = _ALLOC[-1]
         out = make(a, *args, **kwargs)
@@ -145,7 +148,7 @@ def _make_namespace() -> types.ModuleType:
 
 def _full(shape, fill_value, *args, **kwargs):
     out = np.full(shape, fill_value, *args, **kwargs)
-    if not _ALLOC:
+    if not _ALLOC or _ALLOC[-1] is None:
         return out
     level, size = _ALLOC[-1]
     return BatchedArray(np.full((size,) + out.shape, fill_value, *args, **kwargs), 0, level)

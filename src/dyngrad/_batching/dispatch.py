@@ -159,20 +159,42 @@ def loop_forward(op, arrays, params, level):
     warn_fallback(_aten(op))
     n = batch_size_at(list(arrays) + list(params), level)
     results = []
-    for i in range(n):
-        a, p = sample(list(arrays), i, level), sample(tuple(params), i, level)
-        try:
-            r = op.forward(*a, *p)
-        except Exception as e:  # noqa: BLE001
-            if max(max_level(a), max_level(p)) < 0 or getattr(e, "_vmap_refusal", False):
-                raise
-            r = _retry(op, a, p, e)
-        results.append(r if type(r) in (tuple, list) else _as_array(r))
+    with context.allocating(None):  # one sample's kernel allocates one sample's arrays
+        for i in range(n):
+            results.append(_forward_sample(op, arrays, params, i, level))
     return stack_samples(results, level)
+
+
+def _forward_sample(op, arrays, params, i, level):
+    a, p = sample(list(arrays), i, level), sample(tuple(params), i, level)
+    try:
+        r = op.forward(*a, *p)
+    except Exception as e:  # noqa: BLE001
+        if max(max_level(a), max_level(p)) < 0 or getattr(e, "_vmap_refusal", False):
+            raise
+        r = _retry(op, a, p, e)
+    return _own_copy(r)  # a kernel may return a view of a scratch buffer its next call reuses
+
+
+def _own_copy(r):
+    if type(r) in (tuple, list):
+        return type(r)(_own_copy(x) for x in r)
+    if type(r) is _ndarray:
+        return r.copy()
+    return _as_array(r) if type(r) is not BatchedArray else r
 
 
 # ---------------------------------------------------------------------------------- the node
 _CLASSES: dict = {}
+_registry = None  # dyngrad._ops.registry, which imports this module: bound at first use
+
+
+def _load_registry():
+    global _registry
+    from .._ops import registry
+
+    _registry = registry
+    return registry
 
 
 def batched_node_class(op: type) -> type:
@@ -197,7 +219,8 @@ def record(op, inputs, params, arrays, outs, multi: bool) -> list:
     needs = _state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)
     if not needs:
         return [wrap(o) for o in outs]
-    from .._ops.registry import _saved_for_needs, check_complex_grad, edge
+    registry = _registry or _load_registry()
+    _saved_for_needs, check_complex_grad, edge = registry._saved_for_needs, registry.check_complex_grad, registry.edge
 
     batched = any(type(o) is BatchedArray for o in outs) or any(
         isinstance(t, Tensor) and type(t._data) is BatchedArray for t in inputs)
@@ -271,13 +294,23 @@ def _batched_backward(self, *grads):
     try:
         lgrads = [None if g is None else to_logical(g, lay) for g, lay in zip(grads, self._out_layouts)]
         try:
-            outs = op.backward(self, *lgrads)
+            with _scratch_batched(self, lgrads):
+                outs = op.backward(self, *lgrads)
         except BatchingFallback:
             outs = loop_backward(self, op.backward, lgrads)
         return _physical_grads(self, outs)
     finally:
         STATE.kernel -= 1
         context.exit()
+
+
+def _scratch_batched(node, grads):
+    """A backward formula of a batched node computes one sample's gradient: the arrays it makes for itself
+    (a scatter target, a row-block buffer) are made batched at the top level from the start (Note [Batched
+    scratch arrays] in context.py), where every sample needs its own anyway."""
+    items = [g._data for g in grads if g is not None]
+    level = max(max_level(items), max(node._own) if node._own else -1)
+    return context.allocating(level, batch_size_at(items, level) if max_level(items) == level else node._own[level])
 
 
 def _physical_grads(node, outs) -> tuple:
@@ -320,7 +353,8 @@ def _batched_backward_arrays(self, g):
         for level, bdim in reversed(lay):
             data = add_level(data, bdim, level)
         try:
-            outs = op.backward_arrays(self, data)
+            with _scratch_batched(self, [wrap(data)]):
+                outs = op.backward_arrays(self, data)
         except Exception:  # noqa: BLE001 - the array formula is a shortcut: the Tensor formula batches more
             try:
                 outs = op.backward(self, wrap(data))
@@ -357,6 +391,11 @@ def loop_backward(node, backward, grads):
     if FALLBACK_LOG is not None:
         FALLBACK_LOG.append(name)
     warn_fallback(name)
+    with context.allocating(None):  # one sample's formula allocates one sample's arrays
+        return _backward_samples(node, op, backward, grads, saved, params, n, level)
+
+
+def _backward_samples(node, op, backward, grads, saved, params, n, level):
     per_sample = []
     for i in range(n):
         tmp = _new(op)
@@ -373,7 +412,9 @@ def loop_backward(node, backward, grads):
             out = backward(tmp, *gs)
         except BatchingFallback:
             out = loop_backward(tmp, backward, gs)
-        per_sample.append(out if type(out) is tuple else (out,))
+        out = out if type(out) is tuple else (out,)
+        per_sample.append(tuple(wrap(o._data.copy()) if isinstance(o, Tensor) and type(o._data) is _ndarray
+                                and not o._requires_grad else o for o in out))
     return tuple(_stack_grads([o[j] for o in per_sample], level) for j in range(len(per_sample[0])))
 
 

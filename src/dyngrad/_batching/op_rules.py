@@ -17,9 +17,21 @@ from .array import BatchedArray, levels, refuse
 RULES: dict = {}
 
 
+def plain():
+    """A kernel run on physical arrays allocates plain arrays (Note [Batched scratch arrays] in context.py)."""
+    from .context import allocating
+
+    return allocating(None)
+
+
 def _index_forward(op, arrays, params):
     (a,) = arrays
     key = params[0]
+    for k in key if type(key) is tuple else (key,):
+        if type(k) is BatchedArray and k.dtype.kind == "b":  # x[mask] with a mask per sample: torch refuses
+            from .rules_indexing import BOOL_MASK_MESSAGE
+
+            refuse(BOOL_MASK_MESSAGE)
     try:
         return a[key]
     except IndexError as e:
@@ -70,7 +82,8 @@ def _elementwise(op, arrays, params):
         for lv in reversed(order):  # outermost (highest) level first: front() of each in turn
             v = _front_level(v, lv, n)
         phys.append(v)
-    out = op.forward(*phys, *params)
+    with plain():
+        out = op.forward(*phys, *params)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     for lv in order:
@@ -89,6 +102,52 @@ def _front_level(x, level, n):
         return v[(slice(None),) + (None,) * (n - k)] if k < n else v
     k = np.ndim(x)
     return np.reshape(x, (1,) + (1,) * (n - k) + tuple(np.shape(x)))
+
+
+def _physical_front(a):
+    """(array with every batch level of ``a`` first, lowest level first; those levels)."""
+    order = sorted(levels(a))
+    v = a
+    for lv in reversed(order):
+        v = _front_level(v, lv, np.ndim(v))
+    return v, order
+
+
+def _wrap_front(out, order):
+    for lv in order:
+        out = BatchedArray(out, 0, lv)
+    return out
+
+
+def _dims_first(op, arrays, params):
+    """An op of one array transforming along the dims of its first parameter (the FFTs): every batch level
+    goes first and those dims move past them."""
+    (a,) = arrays
+    if type(a) is not BatchedArray or a.ndim == 0:
+        return op.forward(a, *params)
+    n = a.ndim
+    phys, order = _physical_front(a)
+    k = len(order)
+    dims = tuple((d % n) + k for d in params[0])
+    with plain():
+        return _wrap_front(op.forward(phys, dims, *params[1:]), order)
+
+
+def _axis_first(op, arrays, params):
+    """An op of one array working along the axis of its first parameter (softmax, log_softmax): every batch
+    level goes first and the axis moves past them; a cache list the kernel fills gets batched values too."""
+    (a,) = arrays
+    if type(a) is not BatchedArray or a.ndim == 0:  # (a 0-d input: the kernel's own case, through dispatch)
+        return op.forward(a, *params)
+    n = a.ndim
+    phys, order = _physical_front(a)
+    axis = (params[0] % n) + len(order)
+    with plain():
+        out = op.forward(phys, axis, *params[1:])
+    for p in params[1:]:
+        if type(p) is list and p:  # (the softmax a log_softmax leaves for its backward)
+            p[:] = [_wrap_front(x, order) for x in p]
+    return _wrap_front(out, order)
 
 
 MASKED_SELECT_MESSAGE = (
@@ -112,23 +171,67 @@ def load() -> dict:
     RULES[indexing._UnsqueezeIndex] = _index_forward
     RULES[indexing.IndexPutBackward] = _index_put_forward
     RULES[indexing.MaskedSelectBackward0] = _masked_select_forward
+    from .._ops import fft
+
+    for name in ("FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"):
+        RULES[getattr(fft, name)] = _dims_first
+    from .._ops import nn_kernels
+
+    for name in ("SoftmaxBackward0", "LogSoftmaxBackward0"):
+        RULES[getattr(nn_kernels, name)] = _axis_first
     _load_elementwise()
     return RULES
 
 
 def _load_elementwise() -> None:
-    """The elementwise ops whose kernels select elements by value (found by the op table test)."""
+    """The elementwise ops whose kernels select elements by value (found by the op table test), and the
+    elementwise array helpers other kernels call (``_sigmoid`` in glu's): both run on physical arrays."""
+    import importlib
+
     from .._ops import registry
 
     for name in ELEMENTWISE:
         op = registry.REGISTRY.get(name)
         if op is not None:
             RULES[op] = _elementwise
+    for module_name, names in ELEMENTWISE_HELPERS.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            fn = getattr(module, name, None)
+            if fn is not None and not getattr(fn, "_batched_helper", False):
+                setattr(module, name, _elementwise_helper(fn))
+
+
+def _elementwise_helper(fn):
+    """``fn`` (an elementwise function of one array) on a batched array: run on its physical array, the
+    result laid out as the input (every element is computed on its own, wherever its sample is)."""
+    from .array import from_layout, layout, physical
+
+    def helper(a, *args, **kwargs):
+        if type(a) is not BatchedArray:
+            return fn(a, *args, **kwargs)
+        with plain():
+            return from_layout(fn(physical(a), *args, **kwargs), layout(a))
+
+    helper.__name__ = fn.__name__
+    helper.__doc__ = fn.__doc__
+    helper._batched_helper = True
+    return helper
+
+
+# Elementwise helpers of one array that kernels call and that pick elements by value; the batched
+# dispatcher wraps them at its first use (see _elementwise_helper).
+ELEMENTWISE_HELPERS = {
+    "dyngrad._ops.pointwise": ("_sigmoid",),
+    "dyngrad._ops.special": ("erf", "erfc", "erfinv"),
+}
 
 
 # Ops whose kernels work element by element but pick elements by their values (flatnonzero, masks),
 # which no array rule can batch: their kernels run once on the physical arrays.
 ELEMENTWISE = (
+    "SigmoidBackward0", "SigmoidBackwardBackward0", "ErfBackward0", "ErfcBackward0", "LogSigmoidBackward0",
+    "SoftplusBackward0", "GeluBackward0", "SiluBackward0", "MishBackward0",
     "LgammaBackward0", "DigammaBackward0", "PolygammaBackward0", "MvlgammaBackward0", "ErfinvBackward0",
     "IgammaBackward0", "IgammacBackward0", "SpecialNdtriBackward0", "SpecialLogNdtrBackward0",
     "SpecialErfcxBackward0", "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",

@@ -17,7 +17,7 @@ import string
 
 import numpy as np
 
-from .array import BatchedArray, batch_size_at, dynamic_shape, loop, max_level, move_front, unbatched_write
+from .array import BatchedArray, batch_size_at, dynamic_shape, fail, loop, max_level, move_front, unbatched_write
 from .rules_shape import RULES as _SHAPE_RULES
 from .rules_shape import _flat, _front_of
 from .rules_ufunc import _ndim, _wrap, align, phys_axis
@@ -36,6 +36,8 @@ def dispatch(func, args: tuple, kwargs: dict):
         return rule(level, *args, **kwargs)
     aten = DYNAMIC.get(func)
     if aten is not None:
+        if func is np.nonzero:  # torch.nonzero(as_tuple=True): torch has no rule, not even a loop
+            fail("Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
         dynamic_shape(aten)
     if func in IN_PLACE:
         dst = args[0] if args else next(iter(kwargs.values()))

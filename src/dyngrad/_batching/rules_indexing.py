@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .array import BatchedArray, max_level, move_front, refuse, unbatched_write
+from .array import BatchedArray, fail, max_level, move_front, unbatched_write
 
 BOOL_MASK_MESSAGE = (
     "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over indexing "
@@ -45,8 +45,8 @@ def _normalize(key, ndim: int) -> list:
     out = []
     for k in items:
         if _is_array(k) and k.dtype.kind == "b":
-            if type(k) is BatchedArray:  # one shape per sample: refused even inside a kernel, as torch does
-                refuse(BOOL_MASK_MESSAGE)
+            if type(k) is BatchedArray:  # one shape per sample (inside a kernel: once per sample)
+                fail(BOOL_MASK_MESSAGE)
             if k.ndim == 0:  # x[True]: a new dim of size 1 (or 0)
                 out.append(None if k else np.zeros(0, dtype=np.intp))
                 continue

@@ -184,6 +184,13 @@ def matmul(a, b, kwargs: dict, level: int):
         return loop(_matmul, (a, b), kwargs, level, "matmul")
     ba = type(a) is BatchedArray and a.level == level
     bb = type(b) is BatchedArray and b.level == level
+    # a side broadcast over the batch (stride 0: grad's shared weight under vmap) is the same for every
+    # sample: its one matrix takes the paths with one BLAS product below
+    if ba and bb:
+        if _shared(a):
+            a, ba = _one_sample(a), False
+        elif _shared(b):
+            b, bb = _one_sample(b), False
     na, nb = _ndim(a), _ndim(b)
     if na == 0 or nb == 0:
         fail("both arguments to matmul need to be at least 1D")
@@ -208,8 +215,13 @@ def matmul(a, b, kwargs: dict, level: int):
     b2 = b if nb >= 2 else np.expand_dims(b, -1)
     m = max(na if na >= 2 else 2, nb if nb >= 2 else 2)
     pa, pb = align(a2, level, m), align(b2, level, m)
-    if ba and bb and pa.shape[-1] == 1:  # outer products (a per-sample weight gradient): a broadcast multiply
-        r = pa * pb
+    if ba and bb and pa.shape[-1] == 1:  # outer products (a per-sample weight gradient)
+        if type(pa) is _ndarray and type(pb) is _ndarray:
+            u, v = pa[..., 0], pb[..., 0, :]
+            shape = np.broadcast_shapes(u.shape[:-1], v.shape[:-1]) + (u.shape[-1], v.shape[-1])
+            r = np.einsum("...i,...j->...ij", u, v, out=recycled(shape, np.result_type(u, v)))
+        else:
+            r = pa * pb
     else:
         r = _matmul(pa, pb, **kwargs)
     if na == 1:
@@ -217,3 +229,43 @@ def matmul(a, b, kwargs: dict, level: int):
     if nb == 1:
         r = r[..., 0]
     return BatchedArray(r, 0, level)
+
+
+def _shared(x) -> bool:
+    """Whether the batched array ``x`` is one array broadcast over its batch (zero batch stride)."""
+    v = x.value
+    return type(v) is _ndarray and v.strides[x.bdim] == 0 and v.shape[x.bdim] > 1
+
+
+def _one_sample(x):
+    return x.value[(slice(None),) * x.bdim + (0,)]
+
+
+# Note [Recycled outputs]
+# Per-sample weight gradients are the largest arrays of a vmap(grad) step (batch x in x out), made anew
+# each step. NumPy's malloc hands such blocks back to the system between steps, so each one costs a page
+# fault per 4 KiB on first touch: as much again as computing it. The outer-product rule keeps its last
+# few outputs, and reuses one as soon as nothing else refers to it (the step that got it is done with it).
+_RECYCLE: dict = {}
+
+
+def recycled(shape: tuple, dtype):
+    """An uninitialised array of ``shape``: a previous output nobody refers to any more, or a new one."""
+    import sys
+
+    dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    if nbytes < 1 << 18:  # small blocks come back from malloc's free lists without faults
+        return np.empty(shape, dtype)
+    key = (shape, dtype)
+    kept = _RECYCLE.setdefault(key, [])
+    for a in kept:
+        if sys.getrefcount(a) == 3:  # the list, the loop variable and getrefcount's argument
+            return a
+    a = np.empty(shape, dtype)
+    kept.append(a)
+    if len(kept) > 4:
+        kept.pop(0)
+    return a
