@@ -401,9 +401,14 @@ class BatchedArray(NDArrayOperatorsMixin):
         if dtype is None:
             return BatchedArray(self.value.view(), self.bdim, self.level)
         dtype = np.dtype(dtype)
-        if dtype.itemsize != self.value.itemsize:
-            fail(NO_STORAGE_MESSAGE)
-        return BatchedArray(self.value.view(dtype), self.bdim, self.level)
+        v = self.value
+        if dtype.itemsize != v.itemsize and (self.ndim == 0 or self.bdim == v.ndim - 1):
+            # the last logical dim changes its length: it must be the last physical dim too
+            v = move_front(v, self.bdim)
+            if type(v) is _ndarray and not v.flags.c_contiguous:
+                fail(NO_STORAGE_MESSAGE)
+            return BatchedArray(v.view(dtype), 0, self.level)
+        return BatchedArray(v.view(dtype), self.bdim, self.level)
 
     def conj(self):
         return np.conjugate(self)

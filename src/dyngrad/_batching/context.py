@@ -71,8 +71,10 @@ def _array(a, dtype=None, *args, copy=True, **kw):
 
 
 def _ascontiguousarray(a, dtype=None, **kw):
-    if type(a) is BatchedArray:
-        return np.ascontiguousarray(a, dtype=dtype)
+    if type(a) is BatchedArray:  # (np.ascontiguousarray does not dispatch on its argument)
+        from .rules_shape import _ascontiguous
+
+        return _ascontiguous(a.level, a, dtype)
     return np.ascontiguousarray(a, dtype=dtype, **kw)
 
 

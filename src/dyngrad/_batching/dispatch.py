@@ -186,6 +186,9 @@ def _own_copy(r):
 
 # ---------------------------------------------------------------------------------- the node
 _CLASSES: dict = {}
+# Ops whose array formula cannot batch (its kernels keep per-call caches of unbatched windows): batched nodes
+# of these run the Tensor formula, whose ops have rules.
+TENSOR_BACKWARD = {"ConvolutionBackward0"}
 _registry = None  # dyngrad._ops.registry, which imports this module: bound at first use
 
 
@@ -208,7 +211,8 @@ def batched_node_class(op: type) -> type:
             "__doc__": op.__doc__,
             "_op": op,
             "backward": _batched_backward,
-            "backward_arrays": _batched_backward_arrays if getattr(op, "backward_arrays", None) is not None else None,
+            "backward_arrays": _batched_backward_arrays if getattr(op, "backward_arrays", None) is not None
+            and op.__name__ not in TENSOR_BACKWARD else None,
         }
         cls = _CLASSES[op] = type(op.__name__, (op,), ns)
     return cls

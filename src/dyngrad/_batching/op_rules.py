@@ -150,6 +150,83 @@ def _axis_first(op, arrays, params):
     return _wrap_front(out, order)
 
 
+def _all_levels_front(arrays):
+    """Each array with every batch level of any of them first (lowest level first), broadcast to their sizes
+    (None stays None); and the levels and sizes."""
+    sizes: dict = {}
+    for a in arrays:
+        sizes.update(levels(a))
+    order = sorted(sizes)
+    lead = tuple(sizes[lv] for lv in order)
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(None)
+            continue
+        v = a
+        for lv in reversed(order):
+            v = _front_level(v, lv, np.ndim(v))
+        out.append(np.broadcast_to(v, lead + tuple(np.shape(v)[len(order):])))
+    return out, order, lead
+
+
+def _first_dim_batch(op, arrays, params):
+    """An op of one array whose first dim is a batch of independent items (im2col, col2im): the batch levels
+    fold into it, the kernel runs once, and they unfold from its result."""
+    (a,) = arrays
+    if type(a) is not BatchedArray:
+        return op.forward(a, *params)
+    (v,), order, lead = _all_levels_front([a])
+    k = len(lead)
+    with plain():
+        out = op.forward(v.reshape((-1,) + v.shape[k + 1:]), *params)
+    return _wrap_front(out.reshape(lead + (v.shape[k],) + out.shape[1:]), order)
+
+
+def _convolution(op, arrays, params):
+    """convolution(x, w, b): the batch levels fold into the input's batch dim when the weight and bias are the
+    same for every sample; a weight per sample (an ensemble) becomes groups of one convolution, as torch's
+    batching rule does: samples side by side in the channels, one group each."""
+    x, w, b = arrays
+    if not any(type(t) is BatchedArray for t in arrays):
+        return op.forward(x, w, b, *params)
+    stride, pad, dilation, transposed, output_padding, groups, nd, cache = params
+    shared = all(t is None or type(t) is not BatchedArray for t in (w, b))
+    (px, pw, pb), order, lead = _all_levels_front([x, w, b])
+    k, s = len(lead), int(np.prod(lead))
+    with plain():
+        if shared:
+            out = op.forward(px.reshape((-1,) + px.shape[k + 1:]), w, b, *params)
+            out = out.reshape(lead + (px.shape[k],) + out.shape[1:])
+        else:
+            n, c = px.shape[k], px.shape[k + 1]
+            xg = np.moveaxis(px.reshape((s,) + px.shape[k:]), 0, 1).reshape((n, s * c) + px.shape[k + 2:])
+            wg = pw.reshape((s * pw.shape[k],) + pw.shape[k + 1:])
+            bg = None if pb is None else pb.reshape(-1)
+            out = op.forward(xg, wg, bg, stride, pad, dilation, transposed, output_padding, groups * s, nd, None)
+            out = np.moveaxis(out.reshape((n, s, -1) + out.shape[2:]), 1, 0).reshape(lead + (n, -1) + out.shape[2:])
+    if cache is not None:
+        cache[:] = []  # (windows of the folded input: the batched node's formula takes its own)
+    return _wrap_front(out, order)
+
+
+def _nanmedian_all(op, arrays, params):
+    """nanmedian over all elements: each sample's values sorted (NaNs last), its lower median picked at its own
+    count of non-NaN values."""
+    (a,) = arrays
+    if type(a) is not BatchedArray:
+        return op.forward(a, *params)
+    (v,), order, lead = _all_levels_front([a])
+    flat = v.reshape(lead + (-1,))
+    if flat.shape[-1] == 0:
+        return _wrap_front(np.full(lead, np.nan, dtype=a.dtype), order)
+    s = np.sort(flat, axis=-1)
+    k = np.count_nonzero(~np.isnan(flat), axis=-1) if flat.dtype.kind == "f" else np.full(lead, flat.shape[-1])
+    picked = np.take_along_axis(s, np.maximum((k - 1) // 2, 0)[..., None], axis=-1)[..., 0]
+    out = np.where(k == 0, np.nan, picked).astype(a.dtype)
+    return _wrap_front(out, order)
+
+
 MASKED_SELECT_MESSAGE = (
     "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this because for each "
     "batch this would return a differently shaped Tensor. Please file an issue at "
@@ -179,6 +256,14 @@ def load() -> dict:
 
     for name in ("SoftmaxBackward0", "LogSoftmaxBackward0"):
         RULES[getattr(nn_kernels, name)] = _axis_first
+    from .._ops import conv
+
+    RULES[conv.ConvolutionBackward0] = _convolution
+    from .._ops import sorting
+
+    RULES[sorting.NanmedianBackward0] = _nanmedian_all
+    RULES[conv.Im2ColBackward0] = _first_dim_batch
+    RULES[conv.Col2ImBackward0] = _first_dim_batch
     _load_elementwise()
     return RULES
 

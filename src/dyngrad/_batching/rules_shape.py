@@ -149,10 +149,10 @@ def _copy(level, a, order="K", subok=False):
     return a.copy()
 
 
-@rule(np.ascontiguousarray)
 def _ascontiguous(level, a, dtype=None):
     f = _front_of(a, level)
-    return BatchedArray(np.ascontiguousarray(f, dtype=dtype), 0, level)
+    f = np.ascontiguousarray(f, dtype=dtype) if type(f) is np.ndarray else _ascontiguous(f.level, f, dtype)
+    return BatchedArray(f, 0, level)
 
 
 @rule(np.flip)
@@ -419,6 +419,14 @@ def _diff(level, a, n=1, axis=-1, **kw):
 
 @rule(np.searchsorted)
 def _searchsorted(level, a, v, side="left", sorter=None):
+    if _batched(a, level) and sorter is None and a.ndim == 1:
+        # a sorted row per sample: the insertion point counts the entries below the value (<= for "right")
+        fa = _front_of(a, level)
+        fv = _broadcast_front(v, level, fa.shape[0])
+        nv = np.ndim(fv) - 1
+        rows = fa.reshape((fa.shape[0],) + (1,) * nv + (fa.shape[1],))
+        cmp = np.less if side == "left" else np.less_equal
+        return BatchedArray(np.count_nonzero(cmp(rows, fv[..., None]), axis=-1).astype(np.intp), 0, level)
     if _batched(a, level) or _batched(sorter, level) or not _batched(v, level):
         return loop(np.searchsorted, (a, v), {"side": side, "sorter": sorter}, level, "searchsorted")
     return BatchedArray(np.searchsorted(a, v.value, side=side, sorter=sorter), v.bdim, level)
@@ -426,7 +434,10 @@ def _searchsorted(level, a, v, side="left", sorter=None):
 
 @rule(np.isin)
 def _isin(level, element, test_elements, assume_unique=False, invert=False, **kw):
-    if _batched(test_elements, level) or not _batched(element, level):
+    if _batched(test_elements, level):  # the tests of each sample against each element of its own
+        found = np.any(np.equal(np.expand_dims(element, -1), np.reshape(test_elements, (-1,))), axis=-1)
+        return np.logical_not(found) if invert else found
+    if not _batched(element, level):
         return loop(np.isin, (element, test_elements), {"assume_unique": assume_unique, "invert": invert, **kw},
                     level, "isin")
     return BatchedArray(np.isin(element.value, test_elements, assume_unique=assume_unique, invert=invert, **kw),
