@@ -222,3 +222,21 @@ def test_op_under_vmap(op, data) -> None:
             continue
         assert dg is not None, f"grad {i}: dyngrad None"
         assert_same_tensor(dg, tg, what=f"grad {i}")
+
+
+# Ops whose kernels still run once per sample under vmap (docs/func.md lists them, with the reason):
+# ops torch's vmap also runs per sample or refuses, and error paths (a kernel raising torch's error for a sample).
+WITHOUT_RULE = {
+    "bincount": "the output's size depends on the values (torch's vmap loops too)",
+    "linalg_inv_ex": "only for singular matrices: LAPACK's error codes matrix by matrix",
+    "linalg_solve_ex": "only for singular matrices: LAPACK's error codes matrix by matrix",
+    "linalg_cholesky_ex": "only for matrices that are not positive-definite: the partial factor matrix by matrix",
+    "index": "only on its error path (a mask of the wrong shape raises torch's error for the first sample)",
+    "add": "only on its error path (shapes that do not broadcast raise torch's error for the first sample)",
+}
+
+
+def test_ops_without_batching_rule() -> None:
+    """Every op that fell back to a loop above is one of the documented ones (run after the sweep)."""
+    unexpected = sorted(FALLBACKS - set(WITHOUT_RULE))
+    assert not unexpected, f"ops without a batching rule: {unexpected} (add a rule, or document them)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .array import BatchedArray, levels, refuse
+from .array import BatchedArray, BatchingFallback, levels, refuse
 
 RULES: dict = {}
 
@@ -28,7 +28,7 @@ def _index_forward(op, arrays, params):
     (a,) = arrays
     key = params[0]
     for k in key if type(key) is tuple else (key,):
-        if type(k) is BatchedArray and k.dtype.kind == "b":  # x[mask] with a mask per sample: torch refuses
+        if type(k) is BatchedArray and k.dtype.kind == "b" and _user_call():  # x[mask] with a mask per sample
             from .rules_indexing import BOOL_MASK_MESSAGE
 
             refuse(BOOL_MASK_MESSAGE)
@@ -234,10 +234,43 @@ MASKED_SELECT_MESSAGE = (
 )
 
 
+def _user_call() -> bool:
+    """Whether the op runs for the user's own call (not inside another op's formula, where a loop is fine)."""
+    from .array import STATE
+
+    return STATE.kernel == 1
+
+
 def _masked_select_forward(op, arrays, params):
     if type(params[0]) is BatchedArray:
-        refuse(MASKED_SELECT_MESSAGE)
+        if _user_call():
+            refuse(MASKED_SELECT_MESSAGE)
+        raise BatchingFallback("masked_select")
     return op.forward(*arrays, *params)
+
+
+def _masked_scatter(op, arrays, params):
+    """masked_scatter with a mask per sample: the k-th True position of a sample takes that sample's k-th
+    source element (a cumulative count of the mask), so every sample is done at once."""
+    a, source = arrays
+    mask, shape, src_shape = params
+    if not any(type(t) is BatchedArray for t in (a, source, mask)):
+        return op.forward(a, source, mask, shape, src_shape)
+    sizes: dict = {}
+    for t in (a, source, mask):
+        sizes.update(levels(t))
+    order = sorted(sizes)
+    lead = tuple(sizes[lv] for lv in order)
+    (pa, ps, pm), _, _ = _all_levels_front([np.broadcast_to(a, shape), source, np.broadcast_to(mask, shape)])
+    flat_m = pm.reshape(lead + (-1,))
+    src = ps.reshape(lead + (-1,))
+    counts = np.count_nonzero(flat_m, axis=-1)
+    if src.shape[-1] < (counts.max() if counts.size else 0):
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    idx = np.clip(np.cumsum(flat_m, axis=-1) - 1, 0, max(src.shape[-1] - 1, 0))
+    values = np.take_along_axis(src, idx, axis=-1) if src.shape[-1] else np.zeros_like(idx, dtype=src.dtype)
+    out = np.where(flat_m, values, pa.reshape(lead + (-1,))).reshape(pa.shape)
+    return _wrap_front(out, order)
 
 
 def load() -> dict:
@@ -248,6 +281,7 @@ def load() -> dict:
     RULES[indexing._UnsqueezeIndex] = _index_forward
     RULES[indexing.IndexPutBackward] = _index_put_forward
     RULES[indexing.MaskedSelectBackward0] = _masked_select_forward
+    RULES[indexing.MaskedScatterBackward0] = _masked_scatter
     from .._ops import fft
 
     for name in ("FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"):
