@@ -66,13 +66,15 @@ def _import_libs():
     torch.set_num_threads(1)
     import autograd_workloads
     import func_workloads
+    import distribution_workloads
     import module_workloads
     import nn_workloads
     import special_workloads
     import spectral_workloads
     import workloads
 
-    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S)
+    # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S),
+    # the distributions' (D), torch.func's (F)
     workloads.ALL = {
         **workloads.WORKLOADS,
         **nn_workloads.WORKLOADS,
@@ -81,6 +83,7 @@ def _import_libs():
         **special_workloads.WORKLOADS,
         **spectral_workloads.WORKLOADS,
         **func_workloads.WORKLOADS,
+        **distribution_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads
 

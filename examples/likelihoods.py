@@ -57,7 +57,7 @@ def von_mises(seed: int = 1) -> None:
     loc = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
     log_kappa = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
     opt = torch.optim.Adam([loc, log_kappa], lr=0.05)
-    for step in range(300):
+    for _ in range(300):
         kappa = log_kappa.exp()
         nll = -(kappa * torch.cos(angles - loc)).mean() + torch.log(2 * math.pi * torch.i0(kappa))
         opt.zero_grad()

@@ -27,15 +27,17 @@ def render() -> str:
         "",
         f"{len(OPS)} rows.",
         "",
-        "| row | grad_fn nodes | forward | first order | second order | finite differences |",
-        "|---|---|:---:|:---:|:---:|:---:|",
+        "| row | grad_fn nodes | forward | first order | second order | finite differences | complex |",
+        "|---|---|:---:|:---:|:---:|:---:|:---:|",
     ]
     for op in sorted(OPS, key=lambda o: o.name):
         first = "yes" if op.differentiable else "no grad"
         second = ("yes" if op.second_order else "once") if op.differentiable else "no grad"
         fd = "yes" if op.differentiable and op.gradcheck else "-"
         nodes = ", ".join(f"`{c}`" for c in op.covers) or "-"
-        lines.append(f"| `{op.name}` | {nodes} | yes | {first} | {second} | {fd} |")
+        # complex: the row is also checked in complex64/complex128 (values or torch's refusal, gradients)
+        cplx = "yes" if op.complex_out or "complex64" in op.dtypes else "-"
+        lines.append(f"| `{op.name}` | {nodes} | yes | {first} | {second} | {fd} | {cplx} |")
     return "\n".join(lines) + "\n"
 
 

@@ -17,6 +17,7 @@ torch.set_num_threads(1)
 import dyngrad  # noqa: E402
 
 TOL = {np.dtype("float32"): dict(rtol=1e-4, atol=1e-5), np.dtype("float64"): dict(rtol=1e-9, atol=1e-10)}
+TOL[np.dtype("complex64")], TOL[np.dtype("complex128")] = TOL[np.dtype("float32")], TOL[np.dtype("float64")]
 
 
 def to_numpy(t) -> np.ndarray:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from op_table import OpInfo, fixed, one_shape
+from op_table import WITH_COMPLEX, OpInfo, fixed, one_shape
+
+C = dict(dtypes=WITH_COMPLEX)  # ops torch runs (or refuses, in its words) on complex numbers
 
 
 def _idx(lib, values):
@@ -115,50 +117,50 @@ def _masked_scatter(lib, x, src, mask):
 
 ROWS: list[OpInfo] = [
     OpInfo("index_select", lambda lib, x, dim, index: lib.index_select(x, dim, _idx(lib, index)),
-           shapes=one_shape(min_dims=1), params=_index_select_params, covers=("IndexSelectBackward0",), int_ok=True),
+           shapes=one_shape(min_dims=1), params=_index_select_params, covers=("IndexSelectBackward0",), int_ok=True, **C),
     OpInfo("index_select_0d", lambda lib, x: x.index_select(0, _idx(lib, [0])), fixed(()),
-           covers=("IndexSelectBackward0",)),
+           covers=("IndexSelectBackward0",), **C),
     OpInfo("gather", lambda lib, x, dim, index: x.gather(dim, lib.from_numpy(index.copy())),
-           shapes=one_shape(min_dims=1), params=_gather_params, covers=("GatherBackward0",), int_ok=True),
+           shapes=one_shape(min_dims=1), params=_gather_params, covers=("GatherBackward0",), int_ok=True, **C),
     OpInfo("take_along_dim", lambda lib, x, dim, index: lib.take_along_dim(x, lib.from_numpy(index.copy()), dim),
-           shapes=one_shape(min_dims=1, min_side=1), params=_gather_params, covers=("GatherBackward0", "ExpandBackward0")),
+           shapes=one_shape(min_dims=1, min_side=1), params=_gather_params, covers=("GatherBackward0", "ExpandBackward0"), **C),
     OpInfo("take_along_dim_flat", lambda lib, x: x.take_along_dim(_idx(lib, [[0, 0], [1, 2]])), fixed((2, 3)),
-           covers=("GatherBackward0", "ViewBackward0")),
+           covers=("GatherBackward0", "ViewBackward0"), **C),
     OpInfo("scatter", lambda lib, x, y, dim, index: x.scatter(dim, lib.from_numpy(index.copy()), _crop(y, index)), _scatter_shapes(),
-           params=_scatter_params, covers=("ScatterBackward0", "ScatterBackward1", "SliceBackward0")),
+           params=_scatter_params, covers=("ScatterBackward0", "ScatterBackward1", "SliceBackward0"), **C),
     OpInfo("scatter_value", lambda lib, x, dim, index: lib.scatter(x, dim, lib.from_numpy(index.copy()), 1.5),
-           one_shape(min_dims=1, min_side=1), params=_scatter_params, covers=("ScatterBackward1",)),
+           one_shape(min_dims=1, min_side=1), params=_scatter_params, covers=("ScatterBackward1",), **C),
     OpInfo("scatter_add", lambda lib, x, y, dim, index: x.scatter_add(dim, lib.from_numpy(index.copy()), _crop(y, index)),
            _scatter_shapes(), params=lambda d, s: _gather_params(d, s, cap=True),
-           covers=("ScatterAddBackward0", "GatherBackward0")),
+           covers=("ScatterAddBackward0", "GatherBackward0"), **C),
     OpInfo("scatter_reduce", lambda lib, x, y, dim, index, reduce, include_self: x.scatter_reduce(
                dim, lib.from_numpy(index.copy()), _crop(y, index), reduce, include_self=include_self),
            _scatter_shapes(), params=_reduce_params, ties=True, gradcheck=False,
-           covers=("ScatterReduceBackward0", "ScatterAddBackward0")),
+           covers=("ScatterReduceBackward0", "ScatterAddBackward0"), **C),
     OpInfo("index_add", lambda lib, x, y, index: x.index_add(0, _idx(lib, index), y, alpha=2), _index_add_shapes(),
-           params=_index_add_params, covers=("IndexAddBackward0",)),
+           params=_index_add_params, covers=("IndexAddBackward0",), **C),
     OpInfo("index_copy", lambda lib, x, y, index: lib.index_copy(x, 0, _idx(lib, index), y),
            _index_add_shapes().filter(lambda s: s[1][0] <= s[0][0]),
            params=lambda d, s: {"index": tuple(d.draw(st.permutations(range(s[0][0])))[: s[1][0]])},
-           covers=("IndexCopyBackward0", "IndexFillBackward0")),
+           covers=("IndexCopyBackward0", "IndexFillBackward0"), **C),
     OpInfo("index_fill", lambda lib, x, index: x.index_fill(-1, _idx(lib, index), -1.0), one_shape(min_dims=1, min_side=1),
            params=lambda d, s: {"index": tuple(d.draw(st.lists(st.integers(-s[0][-1], s[0][-1] - 1), max_size=4)))},
-           covers=("IndexFillBackward0",)),
+           covers=("IndexFillBackward0",), **C),
     OpInfo("index_fill_tensor", lambda lib, x, v: x.index_fill(0, _idx(lib, [0, 1, 0]), v), fixed((3, 2), ()),
-           covers=("IndexFillBackward1",)),
+           covers=("IndexFillBackward1",), **C),
     OpInfo("masked_fill", lambda lib, x, mask: x.masked_fill(_mask(lib, mask), 2.0), params=_mask_params,
-           covers=("MaskedFillBackward0",), int_ok=True),
+           covers=("MaskedFillBackward0",), int_ok=True, **C),
     OpInfo("masked_fill_tensor", lambda lib, x, v, mask: lib.masked_fill(x, _mask(lib, mask), v),
-           one_shape().map(lambda s: (s[0], ())), params=_mask_params, covers=("MaskedFillBackward1",)),
+           one_shape().map(lambda s: (s[0], ())), params=_mask_params, covers=("MaskedFillBackward1",), **C),
     OpInfo("masked_select", lambda lib, x, mask: x.masked_select(_mask(lib, mask)), params=_mask_params,
-           covers=("MaskedSelectBackward0",), int_ok=True),
+           covers=("MaskedSelectBackward0",), int_ok=True, **C),
     OpInfo("masked_scatter", _masked_scatter, one_shape().map(lambda s: (s[0], (int(np.prod(s[0])) + 1,))),
-           params=_own_mask_params, covers=("MaskedScatterBackward0", "CatBackward0")),
+           params=_own_mask_params, covers=("MaskedScatterBackward0", "CatBackward0"), **C),
     OpInfo("take", lambda lib, x, index: x.take(lib.from_numpy(index.copy())), params=_take_params,
-           covers=("TakeBackward0",), int_ok=True),
-    OpInfo("nonzero", lambda lib, x: lib.nonzero(x > 0), differentiable=False, covers=()),
+           covers=("TakeBackward0",), int_ok=True, **C),
+    OpInfo("nonzero", lambda lib, x: lib.nonzero(x > 0), differentiable=False, covers=(), **C),
     OpInfo("nonzero_tuple", lambda lib, x: lib.stack(lib.nonzero(x > 0, as_tuple=True) + (x.new_zeros(0).long(),) * 0, 0)
-           if x.dim() else lib.nonzero(x > 0, as_tuple=True)[0], differentiable=False, covers=()),
+           if x.dim() else lib.nonzero(x > 0, as_tuple=True)[0], differentiable=False, covers=(), **C),
 ]
 
 
@@ -229,28 +231,28 @@ def _setitem_shapes(draw):
 
 ROWS += [
     OpInfo("setitem_basic", _setitem_basic, _setitem_shapes(), params=_setitem_key,
-           covers=("CopySlices", "CopyBackwards", "MulBackward0")),
-    OpInfo("setitem_row", lambda lib, x, v: _setitem_basic(lib, x, v, (1,)), fixed((3, 4), (4,)), covers=("CopySlices",)),
+           covers=("CopySlices", "CopyBackwards", "MulBackward0"), **C),
+    OpInfo("setitem_row", lambda lib, x, v: _setitem_basic(lib, x, v, (1,)), fixed((3, 4), (4,)), covers=("CopySlices",), **C),
     OpInfo("setitem_broadcast", lambda lib, x, v: _setitem_basic(lib, x, v, (slice(0, 2), slice(None))),
-           fixed((3, 4), (1, 4)), covers=("CopySlices",)),
+           fixed((3, 4), (1, 4)), covers=("CopySlices",), **C),
     OpInfo("setitem_mismatch", lambda lib, x, v: _setitem_basic(lib, x, v, (slice(0, 2),)), fixed((3, 4), (3, 4)),
-           covers=("CopySlices",)),
+           covers=("CopySlices",), **C),
     OpInfo("setitem_scalar", _setitem_scalar, one_shape(min_dims=1, max_dims=3, min_side=1), params=_setitem_key,
-           covers=("CopySlices", "FillBackward3", "CloneBackward0")),
+           covers=("CopySlices", "FillBackward3", "CloneBackward0"), **C),
     OpInfo("setitem_advanced", _setitem_advanced, fixed((4, 3), (3,)),
            params=lambda d, s: {"index": tuple(d.draw(st.lists(st.integers(-4, 3), max_size=4)))},
-           gradcheck=False, covers=("IndexPutBackward0",)),  # repeated indices: torch's gradient is not the FD one
+           gradcheck=False, covers=("IndexPutBackward0",), **C),  # repeated indices: torch's gradient is not the FD one
     OpInfo("setitem_advanced_value_shape", _setitem_advanced, fixed((4, 3), (2, 3)),
            params=lambda d, s: {"index": tuple(d.draw(st.lists(st.integers(-4, 3), min_size=1, max_size=3)))},
-           gradcheck=False, covers=("IndexPutBackward0",)),
+           gradcheck=False, covers=("IndexPutBackward0",), **C),
     OpInfo("index_put_accumulate", lambda lib, x, v: x.index_put((_idx(lib, [0, 2, 0]),), v, accumulate=True),
-           fixed((3, 2), (3, 2)), covers=("IndexPutBackward0",)),
-    OpInfo("view_inplace", _view_inplace, fixed((3, 4), (2, 2)), covers=("CopySlices", "AsStridedBackward0")),
+           fixed((3, 2), (3, 2)), covers=("IndexPutBackward0",), **C),
+    OpInfo("view_inplace", _view_inplace, fixed((3, 4), (2, 2)), covers=("CopySlices", "AsStridedBackward0"), **C),
     OpInfo("view_inplace_view_result", _view_inplace_view_result, fixed((3, 2), (2,)),
-           covers=("CopySlices", "AsStridedBackward0", "AddBackward0")),
+           covers=("CopySlices", "AsStridedBackward0", "AddBackward0"), **C),
     OpInfo("inplace_index_ops", _inplace_index_ops, fixed((3, 4), (3, 4)),
            covers=("IndexAddBackward0", "MaskedFillBackward0", "IndexFillBackward0", "ScatterBackward0",
-                   "ScatterAddBackward0", "IndexCopyBackward0")),
+                   "ScatterAddBackward0", "IndexCopyBackward0"), **C),
 ]
 
 
@@ -278,15 +280,15 @@ def _bincount(lib, x, w, minlength, weighted):
 
 ROWS += [
     OpInfo("searchsorted", _searchsorted, one_shape(min_dims=1, max_dims=3).map(lambda s: (s[0], s[0])),
-           params=_searchsorted_params, covers=(), differentiable=False, ties=True, int_ok=True),
+           params=_searchsorted_params, covers=(), differentiable=False, ties=True, int_ok=True, **C),
     OpInfo("searchsorted_right_kw", lambda lib, s, v: lib.searchsorted(s.reshape(-1).sort()[0], v, right=True),
-           covers=(), differentiable=False, ties=True, shapes=one_shape().map(lambda s: (s[0], s[0]))),
+           covers=(), differentiable=False, ties=True, shapes=one_shape().map(lambda s: (s[0], s[0])), **C),
     OpInfo("isin", _isin, one_shape().map(lambda s: (s[0], s[0][:1])),
            params=lambda d, s: {"invert": d.draw(st.booleans()), "scalar": d.draw(st.booleans())},
-           covers=(), differentiable=False, int_ok=True),
+           covers=(), differentiable=False, int_ok=True, **C),
     OpInfo("bincount", _bincount, one_shape(max_dims=1).map(lambda s: (s[0], s[0])),
            params=lambda d, s: {"minlength": d.draw(st.integers(-1, 6)), "weighted": d.draw(st.booleans())},
-           covers=(), differentiable=False, ties=True),
+           covers=(), differentiable=False, ties=True, **C),
 ]
 
 
@@ -310,5 +312,16 @@ def _masked(lib, x, prefix, mshape, mask):
 
 ROWS += [
     OpInfo("mask_shape_errors", _masked, one_shape(min_dims=1, max_dims=3, min_side=1), params=_mask_key,
-           covers=("IndexBackward0",)),
+           covers=("IndexBackward0",), **C),
+]
+
+
+# Forms found by torch's OpInfo samples: take_along_dim along a dim takes any index modulo the dim's size
+# (torch 2.13), gather returns an empty result for an empty index of any number of dims.
+ROWS += [
+    OpInfo("take_along_dim_wrapped", lambda lib, x, dim: lib.take_along_dim(x, _idx(lib, [[-1, 0, -5, 7, 3]] * 3), dim),
+           fixed((3, 5)), params=lambda d, s: {"dim": d.draw(st.sampled_from([1, -1]))}, covers=("GatherBackward0",), **C),
+    OpInfo("gather_empty_index", lambda lib, x, shape: lib.gather(x, 0, lib.zeros(shape, dtype=lib.int64)) * 2,
+           fixed((5,)), params=lambda d, s: {"shape": d.draw(st.sampled_from([(2, 0), (0,), (0, 3, 1)]))},
+           covers=("GatherBackward0", "MulBackward0"), **C),
 ]

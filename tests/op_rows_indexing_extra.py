@@ -10,7 +10,9 @@ from hypothesis.extra import numpy as hnp
 
 import dyngrad
 import dyngrad._ops.indexing_extra as _extra
-from op_table import OpInfo
+from op_table import WITH_COMPLEX, OpInfo
+
+C = dict(dtypes=WITH_COMPLEX)  # ops torch runs (or refuses, in its words) on complex numbers
 
 warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
 
@@ -170,32 +172,34 @@ def _index_put(lib, x, which, inplace):
 
 
 ROWS: list[OpInfo] = [
-    OpInfo("put", _put, _put_shapes(unique=True), params=_put_args(unique=True), covers=("PutBackward0",), int_ok=True),
+    OpInfo("put", _put, _put_shapes(unique=True), params=_put_args(unique=True), covers=("PutBackward0",), int_ok=True, **C),
     # a position written twice keeps the last value, and each value sent there gets its gradient (torch's
     # formula), which finite differences of the overwritten values do not see
     OpInfo("put_repeated", _put, _put_shapes(), params=_put_args(unique=False), covers=("PutBackward0",),
-           gradcheck=False, int_ok=True),
+           gradcheck=False, int_ok=True, **C),
     OpInfo("put_inplace", _put_inplace, _put_shapes(), params=_put_args(unique=False),
-           covers=("PutBackward0", "MulBackward0"), gradcheck=False),
+           covers=("PutBackward0", "MulBackward0"), gradcheck=False, **C),
     OpInfo("put_inplace_leaf", lambda lib, x, src: _method(x, "put_")(_long(lib, [0]), src[:1]),
-           st.just(((3,), (2,))), covers=(), gradcheck=False),
+           st.just(((3,), (2,))), covers=(), gradcheck=False, **C),
     OpInfo("put_errors", _put_errors, st.just(((2, 3), (2,))),
-           params=lambda d, s: {"which": d.draw(st.sampled_from([1, 2, 3]))}, covers=(), differentiable=False),
+           params=lambda d, s: {"which": d.draw(st.sampled_from([1, 2, 3]))}, covers=(), differentiable=False, **C),
+    # (complex: index_reduce_ties, without the finite-difference check, since torch refuses complex gradients)
     OpInfo("index_reduce", _index_reduce, _reduce_shapes(), params=_reduce_args, covers=("IndexReduceBackward0",),
            int_ok=True),
     # ties (repeated values and zeros): amax/amin split the gradient among equal values, prod's single zeros;
     # no second order (torch refuses prod's double backward with several zeros at one position)
     OpInfo("index_reduce_ties", _index_reduce, _reduce_shapes(), params=_reduce_args,
-           covers=("IndexReduceBackward0",), ties=True, gradcheck=False, second_order=False),
+           covers=("IndexReduceBackward0",), ties=True, gradcheck=False, second_order=False, **C),
+    # (real only: torch's in-place index_reduce_ records a complex graph that its out-of-place form refuses)
     OpInfo("index_reduce_inplace", _index_reduce_inplace, _reduce_shapes(), params=_reduce_args,
            covers=("IndexReduceBackward0", "MulBackward0")),
     OpInfo("index_reduce_errors", _index_reduce_errors, st.just(((4, 2),)),
            params=lambda d, s: {"which": d.draw(st.integers(0, len(_REDUCE_ERRORS) - 1)),
                                 "double": d.draw(st.booleans())},
-           covers=(), differentiable=False),
+           covers=(), differentiable=False, **C),
     OpInfo("index_put_forms", _index_put, st.just(((2, 3, 4),)),
            params=lambda d, s: {"which": d.draw(st.integers(0, _INDEX_PUT_FORMS - 1)), "inplace": d.draw(st.booleans())},
-           covers=("IndexPutBackward0", "MulBackward0"), gradcheck=False),
+           covers=("IndexPutBackward0", "MulBackward0"), gradcheck=False, **C),
     OpInfo("index_put_leaf", lambda lib, x: _method(x, "index_put_")((lib.tensor([0]),), lib.tensor(1.0, dtype=x.dtype)),
-           st.just(((2, 3),)), covers=(), gradcheck=False),
+           st.just(((2, 3),)), covers=(), gradcheck=False, **C),
 ]

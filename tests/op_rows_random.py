@@ -9,7 +9,7 @@ in tests/test_random_ops.py.
 
 from __future__ import annotations
 
-from op_table import OpInfo, broadcast_pair, one_shape
+from op_table import WITH_COMPLEX, OpInfo, broadcast_pair, one_shape
 
 _PAIR = one_shape().map(lambda s: (s[0], s[0]))
 
@@ -18,7 +18,7 @@ def _zeroed(y):
     """A random draw turned into zeros that still pass the gradient into the draw's node."""
     return y - y.detach()
 
-_FILL = dict(gradcheck=False)
+_FILL = dict(gradcheck=False, dtypes=WITH_COMPLEX)  # complex: both parts drawn, or torch's refusal
 
 ROWS = [
     OpInfo("uniform_", lambda lib, x: (x * 1).uniform_(2, 2), covers=("UniformBackward0",), **_FILL),

@@ -515,7 +515,7 @@ class Line:
         return {c: check.status for c, check in self.checks.items()}
 
 
-_MISSING_ATTRIBUTE = re.compile(r"^module '(dyngrad[\w.]*)' has no attribute '(\w+)'$")
+_MISSING_ATTRIBUTE = re.compile(r"^module '(dyngrad[\w.]*)' has no attribute '(\w+)'( \(dyngrad does not provide .*\))?$")
 
 
 class _Sample:

@@ -39,6 +39,8 @@ from ._dtype import (
     bool,
     cdouble,
     cfloat,
+    chalf,
+    complex32,
     complex64,
     complex128,
     double,
@@ -197,19 +199,18 @@ def result_type(a, b):
 
 
 def promote_types(a, b):
-    from ._dtype import promote_types as _pt
+    from ._dtype import promote_dtypes
 
-    return _dtype_from(_pt(a.np, b.np))
-
-
-def _dtype_from(npd):
-    from ._dtype import from_numpy as _fnp
-
-    return _fnp(npd)
+    return promote_dtypes(a, b)
 
 
 def __getattr__(name: str):
-    """A missing top-level name: say that dyngrad lacks it (torch programs reach here as ``torch.<name>``)."""
+    """A missing top-level name: say that dyngrad lacks it (torch programs reach here as ``torch.<name>``).
+    ``distributions`` is imported on first use (as an attribute; ``import dyngrad.distributions`` works too)."""
+    if name == "distributions":
+        import importlib
+
+        return importlib.import_module(".distributions", __name__)
     raise AttributeError(
         f"module 'dyngrad' has no attribute '{name}' (dyngrad does not provide torch.{name}; "
         "docs/differences.md lists what is missing)"

@@ -617,6 +617,8 @@ def _integers(g, low, high, shape, npd):
     low, high = operator.index(low), operator.index(high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if npd.kind == "c":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     return g.integers(low, high, size=shape).astype(npd)
 
 
@@ -641,6 +643,8 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     _check_device(device)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
+    if npd.kind == "c":
+        raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     return _finish(_rng(generator).permutation(n).astype(npd), requires_grad)
 
 
@@ -684,6 +688,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     if end is None:
         start, end = 0, start
     vals = [_scalar(v) for v in (start, end, step)]
+    if builtins.any(isinstance(v, complex) for v in vals):  # torch reads the bounds as doubles
+        raise RuntimeError("value cannot be converted to type double without overflow")
     if dtype is not None:
         npd = _dtype.to_numpy(dtype)
     elif builtins.all(isinstance(v, int) for v in vals):
@@ -728,19 +734,29 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     """``steps`` evenly spaced values from ``start`` to ``end``, computed as torch's CPU kernel does.
 
     The first half counts up from ``start`` and the second half down from ``end`` (so both ends are
-    exact), in the result dtype for floats and in double (truncated at the end) for integers.
+    exact), in the result dtype for floats and complex numbers and in double (truncated at the end) for
+    integers. A complex bound gives the default complex dtype; RuntimeError (torch's text) when ``dtype``
+    is not complex then.
     """
     _check_device(device)
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    npd = _float_dtype(dtype)
-    if npd.kind not in "iuf":
-        raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     start, end = _scalar(start), _scalar(end)
+    if isinstance(start, complex) or isinstance(end, complex):  # complex bounds infer the default complex dtype
+        inferred = _dtype.get_default_dtype().to_complex()
+        if dtype is None:
+            dtype = inferred
+        elif not _dtype.to_numpy(dtype).kind == "c":
+            cpp = {"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[inferred.name]
+            raise RuntimeError(f"torch.linspace(): inferred dtype {cpp} can't be safely cast to passed dtype "
+                               f"{_dtype.scalar_type_name(_dtype.to_numpy(dtype))}")
+    npd = _float_dtype(dtype)
+    if npd.kind not in "iufc":
+        raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
-    if npd.kind == "f":
+    if npd.kind in "fc":  # (complex: the same two halves, in complex arithmetic)
         s, e = npd.type(start), npd.type(end)
         step = (e - s) / npd.type(steps - 1)
         idx = xp.arange(steps)

@@ -41,7 +41,7 @@ class dtype:
             return self
         if not self.is_floating_point:
             raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_TYPE_NAMES[self.name]}")
-        return complex128 if self.name == "float64" else complex64
+        return {"float64": complex128, "float16": complex32}.get(self.name, complex64)
 
 
 float16 = half = dtype("float16", np.float16)
@@ -56,9 +56,39 @@ int32 = int = dtype("int32", np.int32)
 int64 = long = dtype("int64", np.int64)
 bool = dtype("bool", np.bool_)
 
+
+
+NO_COMPLEX32 = "dyngrad has no complex32 (ComplexHalf) tensors: NumPy, which holds dyngrad's data, has no such dtype"
+
+
+class _ComplexHalf(dtype):
+    """torch.complex32 / torch.chalf: a dtype NumPy has no arrays of. It exists, prints, pickles and promotes as
+    torch's, with torch's properties (``to_real()`` is float16), but any attempt to make a tensor of it
+    (``zeros(dtype=...)``, ``.to(...)``, ``.chalf()``) raises a RuntimeError saying so: its ``np`` raises."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.name = "complex32"
+        self.is_floating_point = False
+        self.is_complex = True
+        self.is_signed = True
+        self.itemsize = 4
+
+    @property
+    def np(self):
+        raise RuntimeError(NO_COMPLEX32)
+
+    def to_real(self) -> dtype:
+        return float16
+
+
+complex32 = chalf = _ComplexHalf()
+
 ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in ALL}
 _NAMES = {d.name: d for d in ALL}
+_NAMES["complex32"] = complex32
 
 
 def _by_name(name: str) -> dtype:
@@ -110,7 +140,7 @@ def to_numpy(d) -> np.dtype:
 _SCALAR_TYPE_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
+    "complex128": "ComplexDouble", "complex32": "ComplexHalf",
 }
 
 
@@ -149,6 +179,16 @@ def default_float_np() -> np.dtype:
 # ---------------------------------------------------------------- promotion
 def _category(npd: np.dtype) -> _builtins.int:
     return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[npd.kind]
+
+
+def promote_dtypes(a: dtype, b: dtype) -> dtype:
+    """torch.promote_types on dyngrad dtypes, complex32 included (complex, of float16's precision)."""
+    if a is complex32 or b is complex32:
+        other = b if a is complex32 else a
+        if other is complex32 or other.np.kind in "biu" or other is float16:
+            return complex32
+        return from_numpy(promote_types(complex64.np, other.np))
+    return from_numpy(promote_types(a.np, b.np))
 
 
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:

@@ -10,6 +10,7 @@ import types
 
 from ._ops import (
     bessel,
+    cholesky_extras,
     conv,
     distance,
     embedding,
@@ -25,6 +26,7 @@ from ._ops import (
     norms,
     polynomials,
     pooling,
+    random_dist,
     random_ops,
     reduction,
     rnn,
@@ -401,7 +403,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops,
+    special_ops, random_dist, cholesky_extras,
 )
 
 

@@ -7,12 +7,23 @@ from .._tensor import Tensor, wrap
 from ._promote import prepare
 
 
-def _compare(fn):
+def _compare(fn, ordered_kernel=None):
+    """``ordered_kernel``: an ordering (lt, le, gt, ge), which torch has no complex kernel for (its name)."""
+
     def op(a, b) -> Tensor:
         try:
             x, y = prepare(a, b)
         except TypeError:
             return NotImplemented
+        if ordered_kernel is not None:
+            try:
+                npd = x.dtype
+            except AttributeError:  # a number on the left (``2 < t`` runs ``t > 2``, so rarely)
+                npd = getattr(y, "dtype", None)
+            if npd is not None and npd.kind == "c":
+                from .complex_support import kernel_error
+
+                raise kernel_error(ordered_kernel, npd)
         _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
 
@@ -30,10 +41,10 @@ def _check_broadcast(x, y) -> None:
 
 eq = _compare(xp.equal)
 ne = _compare(xp.not_equal)
-lt = _compare(xp.less)
-le = _compare(xp.less_equal)
-gt = _compare(xp.greater)
-ge = _compare(xp.greater_equal)
+lt = _compare(xp.less, "lt_cpu")
+le = _compare(xp.less_equal, "le_cpu")
+gt = _compare(xp.greater, "gt_cpu")
+ge = _compare(xp.greater_equal, "ge_cpu")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
@@ -123,11 +134,15 @@ def isfinite(input: Tensor) -> Tensor:  # noqa: A002
 
 def isposinf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if d.dtype.kind == "c":
+        raise RuntimeError("isposinf does not support complex inputs.")
     return wrap(xp.isposinf(d) if d.dtype.kind == "f" else xp.zeros(d.shape, dtype=bool))
 
 
 def isneginf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if d.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
     return wrap(xp.isneginf(d) if d.dtype.kind == "f" else xp.zeros(d.shape, dtype=bool))
 
 

@@ -321,12 +321,16 @@ class GatherBackward0(Op):
 
     @staticmethod
     def forward(a, dim, index, shape):
+        if index.size == 0:  # (any number of dims: torch checks nothing for an empty index)
+            return xp.empty(index.shape, dtype=a.dtype)
         if a.ndim == 0:
             return a.reshape(1)[index.reshape(-1)].reshape(index.shape)
         return a[_gather_key(index, dim)]
 
     def backward(self, g):
         dim, index, shape = self._params
+        if index.size == 0:
+            return (g.new_zeros(shape),)
         if not shape:
             return (index_backward(g.reshape(-1), (1,), (index.reshape(-1),), True).reshape(()),)
         return (index_backward(g, shape, _gather_key(index, dim), True),)
@@ -365,8 +369,10 @@ def _wrapped_index(idx, n: int, dim: int, keep: bool = False):
 
 def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """gather(dim, index): index has the input's number of dims; out has index's shape."""
-    idx = _index_array(index, "gather")
     d = _wrap_dim(dim, a._data.ndim)
+    if index._data.size == 0 and index._data.dtype.kind in "iub":  # torch returns an empty result before its checks
+        return apply(GatherBackward0, (a,), (d, index._data.astype(xp.int64), a._data.shape))
+    idx = _index_array(index, "gather")
     idx = _check_gather_index(a, idx, d, "gather", keep=a._requires_grad and is_grad_enabled())
     return apply(GatherBackward0, (a,), (d, idx, a._data.shape))
 
@@ -456,6 +462,9 @@ def scatter(a: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=
         if src._data.dtype != a._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return apply(ScatterBackward0, (a, src), (d, idx))
+    from .complex_support import check_scalar_fits
+
+    check_scalar_fits(src, a._data.dtype)
     return apply(ScatterBackward1, (a,), (d, idx, src))
 
 
@@ -499,7 +508,7 @@ def _reduce_identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if dtype.kind in "fc":  # (complex amax/amin only reach here with an empty index)
         return -xp.inf if reduce == "amax" else xp.inf
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
@@ -541,10 +550,12 @@ class ScatterReduceBackward0(Op):
         if reduce == "sum":
             gs, gsrc = g, gather(g, dim, idx)
         elif reduce == "mean":
-            n = xp.ones(g._data.shape, g._data.dtype) if include_self else xp.zeros(g._data.shape, g._data.dtype)
-            _add_at(n, _scatter_target(g._data, dim, index), xp.ones(index.shape, g._data.dtype))
+            shape = g._data.shape or (1,)  # (a 0-d input counts in a 1-element array, as its forward)
+            n = xp.ones(shape, g._data.dtype) if include_self else xp.zeros(shape, g._data.dtype)
+            _add_at(n, _scatter_target(g._data, dim, index), xp.ones(index.shape, g._data.dtype).reshape(-1)
+                    if not g._data.shape else xp.ones(index.shape, g._data.dtype))
             n[n == 0] = 1
-            gs = g / wrap(n)
+            gs = g / wrap(n.reshape(g._data.shape))
             gsrc = gather(gs, dim, idx)
         elif reduce in ("amax", "amin"):
             result = self.saved_result().detach()
@@ -589,6 +600,10 @@ def scatter_reduce(a: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
     d, idx = _scatter_prepare(a, dim, index, "scatter_reduce", src)
     if src._data.dtype != a._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce in ("amax", "amin") and a._data.dtype.kind == "c" and idx.size:  # no complex ordering (torch's kernel)
+        from .complex_support import kernel_error
+
+        raise kernel_error(f"scatter_gather_tensor_cpu_reduce_{reduce}", a._data.dtype)
     return apply(ScatterReduceBackward0, (a, src), (d, idx, reduce, include_self))
 
 
@@ -644,6 +659,9 @@ def index_add(a: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) ->
     idx = _index_array(index, "index_add").reshape(-1) if index._data.ndim <= 1 else _index_array(index, "index_add")
     d = _wrap_dim(dim, a._data.ndim)
     _check_index_source(a, d, idx, source, "index_add")
+    from .complex_support import check_scalar_fits
+
+    check_scalar_fits(alpha, a._data.dtype)
     if source._data.dtype != a._data.dtype:
         from .._dtype import scalar_type_name as n
 
@@ -724,6 +742,9 @@ class IndexFillBackward1(Op):
 
 
 def index_fill(a: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    if a._data.dtype.kind != "c" and (isinstance(value, complex) or isinstance(value, Tensor)
+                                      and value._data.dtype.kind == "c"):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     idx = _index_array(index, "index_fill").reshape(-1)
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d] if a._data.ndim else 1
@@ -792,14 +813,31 @@ class MaskedFillBackward1(Op):
 
 def masked_fill(a: Tensor, mask: Tensor, value) -> Tensor:
     m = _mask_array(mask, "masked_fill_")
+    if m.shape != a._data.shape:  # torch's broadcast error names the mask first
+        from .broadcast import broadcast_shape
+
+        broadcast_shape(m.shape, a._data.shape)
+    if type(value) is float or type(value) is int:  # (the common case: no complex value to check)
+        return apply(MaskedFillBackward0, (a,), (m, value))
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} "
                 "dimension(s)."
             )
+        _check_complex_value(a, value._data)
         return apply(MaskedFillBackward1, (a, value), (m,))
+    _check_complex_value(a, value)
     return apply(MaskedFillBackward0, (a,), (m, value))
+
+
+def _check_complex_value(a: Tensor, value) -> None:
+    """torch's error for a complex fill value (a number or a 0-d array) of a real tensor."""
+    if a._data.dtype.kind != "c" and (isinstance(value, complex) or getattr(value, "dtype", None) is not None
+                                      and value.dtype.kind == "c"):
+        from .complex_support import check_scalar_fits
+
+        check_scalar_fits(complex(value), a._data.dtype)
 
 
 @register
@@ -860,13 +898,15 @@ def masked_scatter(a: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     from .broadcast import broadcast_shape
 
     shape = broadcast_shape(a._data.shape, m.shape)
+    if source._data.dtype != a._data.dtype:
+        from .._dtype import scalar_type_name as n
+
+        raise RuntimeError(  # (torch's text has no space after "got")
+            f"masked_scatter: expected self and source to have same dtypes but got{n(a._data.dtype)} and "
+            f"{n(source._data.dtype)}"
+        )
     if int(xp.broadcast_to(m, shape).sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    if source._data.dtype != a._data.dtype:
-        raise RuntimeError(
-            f"masked_scatter_: expected self and source to have same dtypes but got {_dtype_name(a._data.dtype)} and "
-            f"{_dtype_name(source._data.dtype)}"
-        )
     return apply(MaskedScatterBackward0, (a, source), (m, shape, source._data.shape))
 
 
@@ -918,6 +958,9 @@ def take_along_dim(a: Tensor, indices: Tensor, dim=None) -> Tensor:
     si[d] = indices._data.shape[d]
     a2 = a if tuple(sa) == a._data.shape else expand(a, sa)
     i2 = indices if tuple(si) == indices._data.shape else wrap(xp.broadcast_to(indices._data, si))
+    n = a._data.shape[d] if nd else 1
+    if n and i2._data.dtype.kind in "iu" and i2._data.size and ((i2._data < 0) | (i2._data >= n)).any():
+        i2 = wrap(i2._data % n)  # torch 2.13 takes the indices of this form modulo the dim's size (-1 is the last)
     return gather(a2, d, i2)
 
 
@@ -1008,10 +1051,18 @@ def setitem(a: Tensor, key, value) -> None:
     from .inplace import _check_inplace_allowed, copy_, fill_
 
     nkey, advanced, _ = _normalise_key(key, a._data.shape)
+    if a._data.dtype.kind != "c":  # a complex number into a real tensor: torch's errors (a 0-d tensor is copied)
+        from .complex_support import check_scalar_fits
+
+        if not isinstance(value, Tensor):
+            check_scalar_fits(value, a._data.dtype)
+        elif advanced and value._data.ndim == 0 and value._data.dtype.kind == "c" and _is_mask_key(key):
+            check_scalar_fits(complex(value._data), a._data.dtype)  # (a mask fills with the value's number)
     if advanced:
         if isinstance(value, Tensor):
             if value._data.dtype != a._data.dtype:
-                if value._requires_grad or a._requires_grad or value._data.ndim:
+                complex_into_real = value._data.dtype.kind == "c" and a._data.dtype.kind != "c"
+                if value._requires_grad or a._requires_grad or value._data.ndim or complex_into_real:
                     from .._dtype import scalar_type_name as n
 
                     raise RuntimeError(
@@ -1043,7 +1094,7 @@ def setitem(a: Tensor, key, value) -> None:
         _assign(target, value._data if isinstance(value, Tensor) else xp.asarray(value))
         return
     if isinstance(value, Tensor) and value._data.ndim:
-        _check_expand(value._data.shape, target._data.shape)
+        _check_expand(value._data.shape, target._data.shape, value._data.dtype)
         copy_(target, value)
     else:
         # torch turns a Python number into a 0-d tensor and fills with it (FillBackward3)
@@ -1052,7 +1103,12 @@ def setitem(a: Tensor, key, value) -> None:
         fill_(target, value)
 
 
-def _check_expand(src, dst) -> None:
+def _is_mask_key(key) -> bool:
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    return isinstance(k, Tensor) and k._data.dtype.kind == "b"
+
+
+def _check_expand(src, dst, dtype) -> None:
     """torch's copy_ error when the value does not broadcast to the indexed region."""
     lead = len(dst) - len(src)
     if lead < 0:
@@ -1060,6 +1116,14 @@ def _check_expand(src, dst) -> None:
         while lead < 0 and src and src[0] == 1:
             src = src[1:]
             lead += 1
+    if lead < 0:
+        from .._dtype import scalar_type_name
+
+        name = scalar_type_name(dtype)  # (torch names a complex tensor by its type, a real one by its class)
+        what = f"CPU{name}Type" if dtype.kind == "c" else f"torch.{name}Tensor"
+        raise RuntimeError(
+            f"expand({what}{{[{', '.join(map(str, src))}]}}, size=[{', '.join(map(str, dst))}]): the number of sizes "
+            f"provided ({len(dst)}) must be greater or equal to the number of dimensions in the tensor ({len(src)})")
     for i, n in enumerate(src):
         want = dst[lead + i] if lead >= 0 else None
         if want is None or (n != want and n != 1):
@@ -1071,7 +1135,7 @@ def _check_expand(src, dst) -> None:
 
 
 def _assign(view: Tensor, values) -> None:
-    _check_expand(values.shape, view._data.shape)
+    _check_expand(values.shape, view._data.shape, values.dtype)
     dst = view._data
     if type(values) is _BatchedArray and type(dst) is _ndarray:  # batched values into a tensor vmap does not batch
         from .._batching.array import unbatched_write

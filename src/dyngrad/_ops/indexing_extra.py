@@ -180,7 +180,18 @@ def index_reduce(a: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
             "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
             f"[{', '.join(map(str, ad.shape))}] source.shape = [{', '.join(map(str, sd.shape))}]"
         )
+    complex_input = ad.dtype.kind == "c"
+    if complex_input:  # which of torch's kernels meets the complex dtype first (none has a complex form)
+        from .complex_support import kernel_error
+
+        if not include_self:  # the init fill
+            raise kernel_error("index_reduce_func_exclude_input_init", ad.dtype)
+        if ad.ndim <= 1:  # the element loop; more dims run slice ops, where prod and mean take complex values
+            raise kernel_error("index_func_", ad.dtype)
     n = ad.shape[d] if ad.ndim else 1
+    if complex_input and idx.size and reduce in ("amax", "amin") and 0 <= idx.reshape(-1)[0] < n:
+        # torch's slice loop checks each index, then runs maximum / minimum on its slice: the first one decides
+        raise kernel_error("maximum_cpu" if reduce == "amax" else "minimum_cpu", ad.dtype)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
     idx = idx.astype(xp.int64).reshape(-1)

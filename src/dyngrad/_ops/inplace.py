@@ -275,6 +275,9 @@ def fill_(t: Tensor, value) -> Tensor:
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
             )
         return inplace(t, lambda a, v: apply(FillBackward3, (a, v)), value)
+    from .complex_support import check_scalar_fits
+
+    check_scalar_fits(value, t._data.dtype)
     return inplace(t, lambda a: apply(FillBackward2, (a,), (value,)))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._backend import constant, xp
 from .._tensor import Tensor, wrap
+from . import complex_support as cs
 from ._promote import OperandTypeError, operand_error, prepare, reflected
 from .comparison import isnan
 from .complex import conj_value as conj
@@ -467,8 +468,13 @@ def where_(cond, a, b) -> Tensor:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {scalar_type_name(c.dtype)}")
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError("where(): at least one of input and other must be a Tensor")
-    ad, bd = prepare(a, b)
+        # two numbers: torch promotes them as scalars (2.0 and 1j give the default complex dtype)
+        from .._dtype import result_type
+
+        rt = result_type(a, b)
+        ad, bd = xp.asarray(a, dtype=rt), xp.asarray(b, dtype=rt)
+    else:
+        ad, bd = prepare(a, b)
     cond_t = cond if isinstance(cond, Tensor) else wrap(c)
     return apply(WhereBackward0, (cond_t, a, b), (), (c, ad, bd))
 
@@ -486,8 +492,16 @@ def add(a, b, alpha=1):
     if not isinstance(a, Tensor):  # scalar + tensor: torch calls tensor.__radd__, i.e. add(tensor, scalar)
         a, b, x, y = b, a, y, x
     if alpha != 1:
+        if type(alpha) is complex:
+            _check_alpha(x)
         return apply(AddBackward0, (a, b), (alpha,), (x, y))
     return apply(AddBackward0, (a, b), (), (x, y))
+
+
+def _check_alpha(x) -> None:
+    """A complex alpha needs a complex input (torch's check)."""
+    if getattr(x, "dtype", None) is not None and x.dtype.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 def _check_bool_subtraction(a, b) -> None:
@@ -516,6 +530,8 @@ def sub(a, b, alpha=1):
     except OperandTypeError:
         return operand_error("sub", b)
     if alpha != 1:
+        if type(alpha) is complex:
+            _check_alpha(x)
         return apply(SubBackward0, (a, b), (alpha,), (x, y))
     return apply(SubBackward0, (a, b), (), (x, y))
 
@@ -632,8 +648,11 @@ def reciprocal(a: Tensor) -> Tensor:
 
 
 def relu(a: Tensor) -> Tensor:
-    if a._data.dtype.kind == "b":
+    kind = a._data.dtype.kind
+    if kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
+    if kind == "c":
+        raise NotImplementedError(cs.CLAMP)
     return apply(ReluBackward0, (a,))
 
 
@@ -681,6 +700,14 @@ def _float_only(a: Tensor, kernel: str):
     """The array of ``a``; torch's NotImplementedError for integer and bool tensors."""
     d = a._data
     if d.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
+    return d
+
+
+def _real_float_only(a: Tensor, kernel: str):
+    """The array of ``a``; torch's NotImplementedError for integer, bool and complex tensors."""
+    d = a._data
+    if d.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
     return d
 
@@ -770,9 +797,13 @@ ErfinvBackward0 = _unary("ErfinvBackward0", _erfinv_forward, lambda g, y: (0.5 *
                          save="result", doc="erfinv: sqrt(pi) / 2 * exp(erfinv(input)**2) * grad")
 
 
-def _float_unary(op):
+def _float_unary(op, real_kernel=None):
+    """``real_kernel``: the op has no complex kernel in torch (its name, for torch's error)."""
+
     def fn(input, *, out=None):  # noqa: A002 - torch's name
         d = input._data
+        if real_kernel is not None and d.dtype.kind == "c":
+            raise cs.kernel_error(real_kernel, d.dtype)
         return apply(op, (input,), (), (d,) if d.dtype.kind in "fc" else (_to_float(d),))
 
     return fn
@@ -793,9 +824,31 @@ cosh = _float_unary(CoshBackward0)
 asinh = arcsinh = _float_unary(AsinhBackward0)
 acosh = arccosh = _float_unary(AcoshBackward0)
 atanh = arctanh = _float_unary(AtanhBackward0)
-erf = _float_unary(ErfBackward0)
-erfc = _float_unary(ErfcBackward0)
-erfinv = _float_unary(ErfinvBackward0)
+erf = _float_unary(ErfBackward0, "erf_vml_cpu")
+erfc = _float_unary(ErfcBackward0, "erfc_vml_cpu")
+erfinv = _float_unary(ErfinvBackward0, "erfinv_vml_cpu")
+
+
+def _sinc_forward(a):
+    # torch's kernel: 1 at 0, else sin(pi x) / (pi x) with pi x formed in the working dtype
+    with xp.errstate(all="ignore"):
+        product = a * a.dtype.type(xp.pi)
+        out = xp.sin(product) / product
+    return xp.where(a == 0, a.dtype.type(1), out)
+
+
+def _sinc_backward(g, x):
+    x_pi = x * xp.pi
+    x_squared_pi = x * x * xp.pi
+    out = g * conj((x_pi * cos(x_pi) - sin(x_pi)) / x_squared_pi)
+    return where_(x_squared_pi == 0, 0.0, out)
+
+
+SincBackward0 = _unary("SincBackward0", _sinc_forward, _sinc_backward,
+                       doc="sinc: sin(pi x) / (pi x), 1 at 0; backward (FunctionsManual.cpp sinc_backward) "
+                           "grad * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj(), 0 where pi x^2 is 0",
+                       complex_grad=True)
+sinc = _float_unary(SincBackward0)
 
 
 # ------------------------------------------------------------------ unary, dtype kept
@@ -836,24 +889,31 @@ class RoundBackward1(Op):
 
 
 def sign(input):  # noqa: A002
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(cs.SIGN)
     return apply(SignBackward0, (input,))
 
 
-def _rounding(op, kernel):
+def _rounding(op, kernel, complex_text=None):
+    """``complex_text``: torch's own refusal of complex input (floor/ceil/trunc); else its kernel error."""
+
     def fn(input, **kwargs):  # noqa: A002
         d = input._data
-        if d.dtype.kind == "b":
+        kind = d.dtype.kind
+        if kind == "b":
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-        if d.dtype.kind in "iu":
+        if kind in "iu":
             return wrap(d.copy())
+        if kind == "c":
+            raise NotImplementedError(complex_text) if complex_text else cs.kernel_error(kernel, d.dtype)
         return apply(op, (input,))
 
     return fn
 
 
-floor = _rounding(FloorBackward0, "floor_vml_cpu")
-ceil = _rounding(CeilBackward0, "ceil_vml_cpu")
-trunc = fix = _rounding(TruncBackward0, "trunc_vml_cpu")
+floor = _rounding(FloorBackward0, "floor_vml_cpu", "floor is not supported for complex inputs")
+ceil = _rounding(CeilBackward0, "ceil_vml_cpu", "ceil is not supported for complex inputs")
+trunc = fix = _rounding(TruncBackward0, "trunc_vml_cpu", "trunc is not supported for complex inputs")
 _round0 = _rounding(RoundBackward0, "round_vml_cpu")
 
 
@@ -861,12 +921,12 @@ def round(input, decimals=0):  # noqa: A001, A002 - torch's names
     """round(input, *, decimals=0): half to even (RoundBackward0; RoundBackward1 with decimals != 0)."""
     if decimals == 0:
         return _round0(input)
-    _float_only(input, "round_cpu")
+    _real_float_only(input, "round_cpu")
     return apply(RoundBackward1, (input,), (int(decimals),))
 
 
 def frac(input):  # noqa: A002
-    _float_only(input, "frac_cpu")
+    _real_float_only(input, "frac_cpu")
     return apply(FracBackward0, (input,))
 
 
@@ -1141,17 +1201,19 @@ def _maybe_inplace(input, inplace, compute):  # noqa: A002
 
 
 def logsigmoid(input):  # noqa: A002
-    _float_only(input, "log_sigmoid_cpu")
+    _real_float_only(input, "log_sigmoid_cpu")
     return apply(LogSigmoidBackward0, (input,))
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
-    _float_only(input, "softplus_cpu")
+    _real_float_only(input, "softplus_cpu")
     return apply(SoftplusBackward0, (input,), (beta, threshold))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     _bool_error(input, "Bool inputs not supported for hardtanh")
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(cs.CLAMP)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _maybe_inplace(input, inplace, lambda a: apply(HardtanhBackward0, (a,), (min_val, max_val)))
@@ -1166,7 +1228,7 @@ def relu6(input, inplace=False):  # noqa: A002
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
-    _float_only(input, "leaky_relu_cpu")
+    _real_float_only(input, "leaky_relu_cpu")
     if inplace:
         from .inplace import inplace as _inplace
 
@@ -1179,7 +1241,7 @@ def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
 
 
 def _elu(input, op, params, inplace_op, inplace):  # noqa: A002
-    _float_only(input, "elu_cpu")
+    _real_float_only(input, "elu_cpu")
     if inplace:
         from .inplace import inplace as _inplace
 
@@ -1217,7 +1279,7 @@ def celu_(input, alpha=1.0):  # noqa: A002
 def gelu(input, approximate="none"):  # noqa: A002
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    _float_only(input, "GeluKernelImpl")
+    _real_float_only(input, "GeluKernelImpl")
     return apply(GeluBackward0, (input,), (approximate,))
 
 
@@ -1227,21 +1289,25 @@ def silu(input, inplace=False):  # noqa: A002
 
 
 def mish(input, inplace=False):  # noqa: A002
-    _float_only(input, "mish_cpu")
+    _real_float_only(input, "mish_cpu")
     return _maybe_inplace(input, inplace, lambda a: apply(MishBackward0, (a,)))
 
 
 def hardsigmoid(input, inplace=False):  # noqa: A002
-    _float_only(input, "hardsigmoid_cpu")
+    _real_float_only(input, "hardsigmoid_cpu")
     return _maybe_inplace(input, inplace, lambda a: apply(HardsigmoidBackward0, (a,)))
 
 
 def hardswish(input, inplace=False):  # noqa: A002
-    _float_only(input, "hardswish_cpu")
+    _real_float_only(input, "hardswish_cpu")
     return _maybe_inplace(input, inplace, lambda a: apply(HardswishBackward0, (a,)))
 
 
 def threshold(input, threshold, value, inplace=False):  # noqa: A002
+    if input._data.dtype.kind == "c":
+        raise cs.kernel_error("threshold_cpu", input._data.dtype)
+    if type(threshold) is complex or type(value) is complex:
+        cs.check_scalar_fits(complex(threshold if type(threshold) is complex else value), input._data.dtype)
     if inplace:
         from .inplace import inplace as _inplace
 
@@ -1291,6 +1357,8 @@ class Atan2Backward0(Op):
 def atan2(input, other):  # noqa: A002
     _need_tensor("atan2", other)
     x, y = prepare(input, other, true_divide=True)
+    if _operand_dtype(x, y).kind == "c":
+        raise cs.kernel_error("atan2_cpu", _operand_dtype(x, y))
     return apply(Atan2Backward0, (input, other), (), (x, y))
 
 
@@ -1369,6 +1437,8 @@ def _tensor_binary(op, name):
     def fn(input, other):  # noqa: A002
         _need_tensor(name, other)
         x, y = prepare(input, other)
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         return apply(op, (input, other), (), (x, y))
 
     fn.__name__ = name
@@ -1442,11 +1512,14 @@ class XlogyBackward2(Op):
 
 
 def xlogy(input, other):  # noqa: A002
-    """torch.xlogy: int inputs give the default float dtype."""
+    """torch.xlogy: int inputs give the default float dtype; no complex kernel, as torch."""
     if not isinstance(input, Tensor):
         x, y = prepare(input, other, true_divide=True)
+        cs.no_complex(y, "xlogy_cpu")
         return apply(XlogyBackward1, (other,), (float(x),), (y,))
     x, y = prepare(input, other, true_divide=True)
+    if _operand_dtype(x, y).kind == "c":
+        raise cs.kernel_error("xlogy_cpu", _operand_dtype(x, y))
     if not isinstance(other, Tensor):
         return apply(XlogyBackward2, (input,), (float(y),), (x,))
     return apply(XlogyBackward0, (input, other), (), (x, y))
@@ -1454,18 +1527,24 @@ def xlogy(input, other):  # noqa: A002
 
 @register
 class LogaddexpBackward0(Op):
-    """logaddexp(input, other) = log(exp(input) + exp(other)): grad / (1 + exp(other - input)) and symmetric."""
+    """logaddexp(input, other) = log(exp(input) + exp(other)) (complex: ATen's _log_add_exp_helper).
+
+    Backward (derivatives.yaml): grad / (1 + exp(other - input)).conj() and symmetric.
+    """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, b):
+        if a.dtype.kind == "c":
+            return cs.logaddexp(a, b)
         return xp.logaddexp(a, b)
 
     def backward(self, g):
         a, b = self.saved()
         need_a, need_b = _binary_grads(self)
-        return (g / (1 + exp(b - a)) if need_a else None, g / (1 + exp(a - b)) if need_b else None)
+        return (g / conj(1 + exp(b - a)) if need_a else None, g / conj(1 + exp(a - b)) if need_b else None)
 
 
 @register
@@ -1486,11 +1565,13 @@ class HypotBackward0(Op):
         return (g * a / r if need_a else None, g * b / r if need_b else None)
 
 
-def _float_binary(op, name, kernel):
+def _float_binary(op, name, kernel, kinds="fc"):
+    """``kinds``: the dtype kinds torch has a kernel for (``"f"``: no complex one)."""
+
     def fn(input, other):  # noqa: A002
         _need_tensor(name, other)
         x, y = prepare(input, other)
-        if getattr(x, "dtype", xp.dtype("f8")).kind not in "fc":
+        if getattr(x, "dtype", xp.dtype("f8")).kind not in kinds:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(x)}'")
         return apply(op, (input, other), (), (x, y))
 
@@ -1499,7 +1580,7 @@ def _float_binary(op, name, kernel):
 
 
 logaddexp = _float_binary(LogaddexpBackward0, "logaddexp", "logaddexp_cpu")
-hypot = _float_binary(HypotBackward0, "hypot", "hypot_cpu")
+hypot = _float_binary(HypotBackward0, "hypot", "hypot_cpu", "f")
 
 
 def _copysign_grad(g, x, r):
@@ -1543,6 +1624,8 @@ class CopysignBackward1(Op):
 
 def copysign(input, other):  # noqa: A002
     x, y = prepare(input, other, true_divide=True)
+    if _operand_dtype(x, y).kind == "c":
+        raise cs.kernel_error("copysign_cpu", _operand_dtype(x, y))
     if not isinstance(other, Tensor):
         return apply(CopysignBackward1, (input,), (float(y),), (x,))
     return apply(CopysignBackward0, (input, other), (), (x, y))
@@ -1604,15 +1687,21 @@ class FmodBackward1(Op):
         return (g if need_a else None, -g * div(a, b, rounding_mode="trunc") if need_b else None)
 
 
+def _operand_dtype(x, y):
+    """The computation dtype of two prepared operands (arrays or Python numbers)."""
+    return x.dtype if hasattr(x, "dtype") else y.dtype if hasattr(y, "dtype") else xp.asarray(x).dtype
+
+
 def _mod_op(scalar_op, tensor_op, kernel):
     def fn(input, other):  # noqa: A002
         try:
             x, y = prepare(input, other)
         except OperandTypeError:
             return operand_error(kernel[: -len("_cpu")], other)
-        kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
-        if kind == "b":
-            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        npd = _operand_dtype(x, y)
+        kind = npd.kind
+        if kind == "b" or kind == "c":
+            raise cs.kernel_error(kernel, npd)
         if kind in "iu" and xp.any(xp.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
         if not isinstance(input, Tensor):  # a number as dividend: a constant tensor
@@ -1657,9 +1746,10 @@ def _rounded_div(a, b, mode):
     if mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     x, y = prepare(a, b)
-    kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
-    if kind == "b":
-        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
+    npd = _operand_dtype(x, y)
+    kind = npd.kind
+    if kind == "b" or kind == "c":
+        raise cs.kernel_error(f"div_{mode}_cpu", npd)
     if kind in "iu":
         if xp.any(xp.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
@@ -1692,9 +1782,10 @@ def floor_divide(input, other):  # noqa: A002
         x, y = prepare(input, other)
     except OperandTypeError:
         return operand_error("floor_divide", other)
-    kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
-    if kind == "b":
-        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+    npd = _operand_dtype(x, y)
+    kind = npd.kind
+    if kind == "b" or kind == "c":
+        raise cs.kernel_error("div_floor_cpu", npd)
     if kind in "iu":
         if xp.any(xp.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
@@ -1735,7 +1826,10 @@ def _lerp_array(a, b, w):
 
 @register
 class LerpBackward0(Op):
-    """lerp(input, end, weight: Scalar) = input + weight * (end - input): grad * (1 - weight), grad * weight."""
+    """lerp(input, end, weight: Scalar) = input + weight * (end - input).
+
+    Backward (derivatives.yaml): grad * (1 - weight).conj(), grad * weight.conj().
+    """
 
     @staticmethod
     def forward(a, b, w):
@@ -1745,14 +1839,15 @@ class LerpBackward0(Op):
     def backward(self, g):
         w = self._params[0]
         need_a, need_b = _binary_grads(self)
-        return (g * (1 - w) if need_a else None, g * w if need_b else None)
+        return (g * conj(1 - w) if need_a else None, g * conj(w) if need_b else None)
 
 
 @register
 class LerpBackward1(Op):
-    """lerp(input, end, weight: Tensor): grad * (1 - weight), grad * weight, grad * (end - input)."""
+    """lerp(input, end, weight: Tensor): grad * (1 - weight).conj(), grad * weight.conj(), grad * (end - input).conj()."""
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, b, w):
@@ -1762,9 +1857,9 @@ class LerpBackward1(Op):
         a, b, w = self.saved()
         nf = self.next_functions
         return (
-            g * (1 - w) if nf[0][0] is not None else None,
-            g * w if nf[1][0] is not None else None,
-            g * (b - a) if nf[2][0] is not None else None,
+            g * conj(1 - w) if nf[0][0] is not None else None,
+            g * conj(w) if nf[1][0] is not None else None,
+            g * conj(b - a) if nf[2][0] is not None else None,
         )
 
 
@@ -1773,7 +1868,8 @@ def lerp(input, end, weight):  # noqa: A002
 
     def name(t):
         return {"Float": "float", "Double": "double", "Long": "long int", "Int": "int", "Half": "c10::Half",
-                "Bool": "bool"}.get(scalar_type_name(t._data.dtype), scalar_type_name(t._data.dtype).lower())
+                "Bool": "bool", "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>",
+                }.get(scalar_type_name(t._data.dtype), scalar_type_name(t._data.dtype).lower())
 
     _need_tensor("lerp", end, "end")
     if end._data.dtype != input._data.dtype:
@@ -1784,14 +1880,19 @@ def lerp(input, end, weight):  # noqa: A002
         _float_only(input, "lerp_kernel_tensor")
         return apply(LerpBackward1, (input, end, weight))
     _float_only(input, "lerp_kernel_scalar")
-    return apply(LerpBackward0, (input, end), (float(weight),))
+    cs.check_scalar_fits(weight, input._data.dtype)
+    return apply(LerpBackward0, (input, end), (weight if isinstance(weight, complex) else float(weight),))
 
 
 @register
 class AddcmulBackward0(Op):
-    """addcmul(input, t1, t2, value) = input + value * t1 * t2: grad, grad * t2 * value, grad * t1 * value."""
+    """addcmul(input, t1, t2, value) = input + value * t1 * t2.
+
+    Backward (derivatives.yaml): grad, grad * (t2 * value).conj(), grad * (t1 * value).conj().
+    """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, t1, t2, value):
@@ -1803,16 +1904,20 @@ class AddcmulBackward0(Op):
         nf = self.next_functions
         return (
             g if nf[0][0] is not None else None,
-            g * (t2 * value) if nf[1][0] is not None else None,
-            g * (t1 * value) if nf[2][0] is not None else None,
+            g * conj(t2 * value) if nf[1][0] is not None else None,
+            g * conj(t1 * value) if nf[2][0] is not None else None,
         )
 
 
 @register
 class AddcdivBackward0(Op):
-    """addcdiv(input, t1, t2, value) = input + value * t1 / t2: grad, grad * value / t2, -grad * value * t1 / t2**2."""
+    """addcdiv(input, t1, t2, value) = input + value * t1 / t2.
+
+    Backward (derivatives.yaml): grad, grad * (value / t2).conj(), -grad * (value * t1 / t2**2).conj().
+    """
 
     save_inputs = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, t1, t2, value):
@@ -1825,8 +1930,8 @@ class AddcdivBackward0(Op):
         nf = self.next_functions
         return (
             g if nf[0][0] is not None else None,
-            g * (value / t2) if nf[1][0] is not None else None,
-            -g * (value * t1 / (t2 * t2)) if nf[2][0] is not None else None,
+            g * conj(value / t2) if nf[1][0] is not None else None,
+            -g * conj(value * t1 / (t2 * t2)) if nf[2][0] is not None else None,
         )
 
 
@@ -1844,6 +1949,7 @@ def _three(input, t1, t2, name):  # noqa: A002
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
     rt, arrays = _three(input, tensor1, tensor2, "addcmul")
+    cs.check_scalar_fits(value, rt)
     if rt.kind == "b":
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if rt.kind in "iu":
@@ -1865,7 +1971,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     _need_tensor("addcdiv", tensor2, "tensor2", 3)
     if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
         raise RuntimeError(_ADDCDIV_INT)
-    _, arrays = _three(input, tensor1, tensor2, "addcdiv")
+    rt, arrays = _three(input, tensor1, tensor2, "addcdiv")
+    cs.check_scalar_fits(value, rt)
     return apply(AddcdivBackward0, (input, tensor1, tensor2), (value,), arrays)
 
 
@@ -2025,6 +2132,8 @@ def clamp(input, min=None, max=None):  # noqa: A002
     lo, hi = min, max
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(cs.CLAMP)
     lo_t, hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
     if lo_t or hi_t:
         if (lo is not None and not lo_t) or (hi is not None and not hi_t):
@@ -2033,10 +2142,14 @@ def clamp(input, min=None, max=None):  # noqa: A002
 
         present = [t for t in (lo, hi) if t is not None]
         rt = result_type(input._data, *[t._data for t in present])
+        if rt.kind == "c":  # complex bounds of a real input: the kernel torch dispatches to has no complex form
+            raise cs.kernel_error("clamp_cpu" if len(present) == 2 else "maximum_cpu" if lo_t else "minimum_cpu", rt)
         arrays = tuple(t._data if t._data.dtype == rt else t._data.astype(rt) for t in (input, *present))
         return apply(ClampBackward0, (input, *present), (lo is not None, hi is not None), arrays)
     from .._dtype import result_type
 
+    if type(lo) is complex or type(hi) is complex:  # torch reads scalar bounds as double
+        raise RuntimeError("value cannot be converted to type double without overflow")
     operands = [v for v in (lo, hi) if v is not None]
     rt = result_type(input._data, *operands)
     d = input._data if input._data.dtype == rt else input._data.astype(rt)
@@ -2051,16 +2164,20 @@ clip = clamp
 def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
         x, y = prepare(input, min)
+        cs.no_complex(x, "maximum_cpu")
         return apply(ClampMinBackward1, (input, min), (), (x, y))
     x, y = prepare(input, min)
+    cs.refuse_complex(x, cs.CLAMP)
     return apply(ClampMinBackward0, (input,), (y,), (x,))
 
 
 def clamp_max(input, max):  # noqa: A002
     if isinstance(max, Tensor):
         x, y = prepare(input, max)
+        cs.no_complex(x, "minimum_cpu")
         return apply(ClampMaxBackward1, (input, max), (), (x, y))
     x, y = prepare(input, max)
+    cs.refuse_complex(x, cs.CLAMP)
     return apply(ClampMaxBackward0, (input,), (y,), (x,))
 
 
@@ -2077,10 +2194,15 @@ def _tensor_where(self, condition, other):
 
 # ------------------------------------------------------------------ in-place forms
 
-def _inplace_method(fn):
+def _inplace_method(fn, node=None):
+    """``node``: the op torch records for the in-place form when it is not the out-of-place one's."""
+
     def method(self, *args, **kwargs):
         from .inplace import inplace as _inplace
 
+        if node is not None:
+            return _inplace(self, lambda a: apply(node, (a,), (), (a._data if a._data.dtype.kind in "fc"
+                                                                  else _to_float(a._data),)))
         return _inplace(self, lambda a, *rest: fn(a, *rest, **kwargs), *args)
 
     method.__name__ = fn.__name__ + "_"
@@ -2098,6 +2220,25 @@ def _inplace_no_tensor_args(fn):
     method.__name__ = fn.__name__ + "_"
     return method
 
+
+class _NoInplaceDerivative(Op):
+    """The node of an in-place form derivatives.yaml marks ``not_implemented`` (asinh_, acosh_, atanh_):
+    the forward is the op's, the backward raises torch's NotImplementedError."""
+
+    def backward(self, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.what}' is not implemented.")
+
+
+def _no_inplace_derivative(name: str, fn):
+    stem = name[0].upper() + name[1:]
+    return register(type(f"{stem}Backward1", (_NoInplaceDerivative,), {
+        "__doc__": f"{name}_ (in place): torch has no derivative for it; its backward raises torch's error.",
+        "forward": staticmethod(fn), "what": name, "__module__": __name__,
+    }))
+
+
+_INPLACE_NODE = {name: _no_inplace_derivative(name, fn) for name, fn in (
+    ("asinh", AsinhBackward0.forward), ("acosh", AcoshBackward0.forward), ("atanh", AtanhBackward0.forward))}
 
 _INPLACE_UNARY = dict(
     exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, tan=tan, asin=asin, acos=acos,
@@ -2122,6 +2263,37 @@ def _div_(self, other, *, rounding_mode=None):
     return _inplace(self, lambda a: div(a, other, rounding_mode=rounding_mode))
 
 
+def _abs_(self):
+    if self._data.dtype.kind == "c":  # |z| is real: torch will not write it back into a complex tensor
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    from .inplace import inplace as _inplace
+
+    return _inplace(self, abs)
+
+
+def _sgn_(self):
+    from .complex import sgn
+    from .inplace import inplace as _inplace
+
+    return _inplace(self, sgn)
+
+
+def _float_power_(self, exponent):
+    """float_power_ computes in float64 / complex128, which must be the tensor's own dtype (torch's check)."""
+    from .._dtype import scalar_type_name
+
+    d = self._data.dtype
+    complex_result = d.kind == "c" or (exponent._data.dtype.kind == "c" if isinstance(exponent, Tensor)
+                                       else isinstance(exponent, complex))
+    target = xp.dtype(xp.complex128 if complex_result else xp.float64)
+    if d != target:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(d)} but the operation's result "
+                           f"requires dtype {scalar_type_name(target)}")
+    from .inplace import inplace as _inplace
+
+    return _inplace(self, lambda a: float_power(a, exponent))
+
+
 def _pw_tensor_methods():
     methods = {name: fn for name, fn in dict(
         exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, square=square, sign=sign,
@@ -2141,6 +2313,11 @@ def _pw_tensor_methods():
     for name, fn in _INPLACE_BINARY.items():
         methods[name + "_"] = _inplace_no_tensor_args(fn)
     methods["relu_"] = relu_
+    for name, fn in (("asinh", asinh), ("acosh", acosh), ("atanh", atanh)):  # torch: no derivative in place
+        methods[name + "_"] = methods["arc" + name[1:] + "_"] = _inplace_method(fn, _INPLACE_NODE[name])
+    methods["abs_"] = _abs_
+    methods["sgn_"] = _sgn_
+    methods["float_power_"] = _float_power_
     methods["div_"] = _div_
     methods["__imod__"] = methods["remainder_"]
     methods["__ifloordiv__"] = methods["floor_divide_"]
@@ -2194,7 +2371,8 @@ class LogitBackward0(Op):
 
 
 def logit(input: Tensor, eps=None) -> Tensor:  # noqa: A002 - torch's name
-    """torch.logit(input, eps=None) (LogitBackward0)."""
+    """torch.logit(input, eps=None) (LogitBackward0); no complex kernel, as torch."""
+    cs.no_complex(input._data, "logit_cpu")
     return apply(LogitBackward0, (input,), (eps,), _float_input(input))
 
 
@@ -2214,6 +2392,10 @@ EXPORTS: dict = dict(
 )
 TENSOR_METHODS: dict = _pw_tensor_methods()
 EXPORTS["logit"] = TENSOR_METHODS["logit"] = logit
+EXPORTS["sinc"] = TENSOR_METHODS["sinc"] = sinc
+TENSOR_METHODS["sinc_"] = _inplace_method(sinc)
+SPECIAL_EXPORTS: dict = {"sinc": sinc}  # dyngrad.special.<name>
+TENSOR_METHODS["logit_"] = _inplace_no_tensor_args(logit)
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = dict(  # dyngrad.nn.functional.<name>
     relu=relu_functional, relu_=relu_, sigmoid=sigmoid, tanh=tanh, logsigmoid=logsigmoid, softplus=softplus,

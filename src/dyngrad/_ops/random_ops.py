@@ -119,6 +119,21 @@ def _cast(values, npd):
     return xp.asarray(values).astype(npd, copy=False)
 
 
+def _each_part(npd, draw):
+    """``draw(real_dtype)`` for a real dtype; for a complex one, torch fills the real view: both parts drawn
+    independently by the same rule (so a mean shifts both parts)."""
+    if npd.kind != "c":
+        return draw(npd)
+    real = npd.type(0).real.dtype
+    return _cast(draw(real) + 1j * draw(real), npd)
+
+
+def _no_complex(npd, kernel: str, size: int = 1) -> None:
+    """torch's kernel error for a complex fill; an empty tensor runs no kernel, so no error."""
+    if npd.kind == "c" and size:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(npd)}'")
+
+
 def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
     """uniform_(from=0, to=1): fill with samples of U[from, to). Errors: from > to (RuntimeError), non-float
     dtype (NotImplementedError), unknown keywords (TypeError)."""
@@ -133,8 +148,9 @@ def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(a)} > to={_num(b)}")
     shape, npd = _shape_dtype(t)
-    u = _uniform(_rng(generator), shape, npd)
-    return _fill(t, UniformBackward0, _cast(u * (b - a) + a, npd))
+    g = _rng(generator)
+    values = _each_part(npd, lambda real: _cast(_uniform(g, shape, real) * (b - a) + a, real))
+    return _fill(t, UniformBackward0, values)
 
 
 def _num(x) -> str:
@@ -147,8 +163,14 @@ def normal_(t: Tensor, mean: float = 0, std: float = 1, *, generator=None) -> Te
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape, npd = _shape_dtype(t)
-    n = _normal(_rng(generator), shape, npd)
-    return _fill(t, NormalBackward0, _cast(n * std + mean, npd))
+    return _fill(t, NormalBackward0, _normal_values(_rng(generator), shape, npd, mean, std))
+
+
+def _normal_values(g, shape, npd, mean, std):
+    """N(mean, std^2) samples; for a complex dtype each part is N(mean, std^2 / 2), as torch's normal_."""
+    if npd.kind == "c":
+        std = std / 2**0.5
+    return _each_part(npd, lambda real: _cast(_normal(g, shape, real) * std + mean, real))
 
 
 _P_IN_RANGE = (
@@ -162,8 +184,9 @@ def _bernoulli_array(g, p, shape, npd):
     return (g.random(shape) < p).astype(npd)
 
 
-def _check_p_tensor(p: Tensor) -> None:
-    if p._data.dtype.kind not in "f":
+def _check_p_tensor(p: Tensor, size: int = 1) -> None:
+    """``size``: of the tensor filled (an empty one runs no kernel, so a complex ``p`` passes)."""
+    if p._data.dtype.kind not in "f" and (size or p._data.dtype.kind != "c"):
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(p._data.dtype)}'"
         )
@@ -179,11 +202,13 @@ def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
             probs = xp.broadcast_to(p._data, shape)
         except ValueError:
             _expand_error(shape, p._data.shape)
-        _check_p_tensor(p)
+        _no_complex(npd, "bernoulli_tensor_cpu_self_", t._data.size)
+        _check_p_tensor(p, t._data.size)
         values = _bernoulli_array(_rng(generator), probs, shape, npd)
         return inplace(t, lambda a, pp: apply(BernoulliBackward1, (a, pp), (values, p._data.shape, p._data.dtype)), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    _no_complex(npd, "bernoulli_scalar_cpu_", t._data.size)
     return _fill(t, BernoulliBackward2, _bernoulli_array(_rng(generator), p, shape, npd))
 
 
@@ -208,14 +233,14 @@ def _random_bounds(npd):
     """random_()'s default range [0, hi]: the integers a dtype holds exactly (torch's random_ kernel)."""
     if npd.kind == "b":
         return 0, 1
-    if npd.kind == "f":
+    if npd.kind in "fc":  # (complex: only reached for an empty tensor, which gets no values)
         return 0, 2 ** (xp.finfo(npd).nmant + 1)
     return 0, int(xp.iinfo(npd).max)
 
 
 _CPP_NAMES = {
     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-    "bool": "bool",
+    "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }
 
 
@@ -238,6 +263,11 @@ def random_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
             hi = operator.index(hi)
     if lo >= hi:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    if npd.kind == "c":
+        if op is RandomBackward2:
+            _no_complex(npd, "random_kernel_cpu", t._data.size)
+        else:
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if npd.kind in "iub" and hi - 1 > _random_bounds(npd)[1]:
         raise RuntimeError(f"to - 1 is out of bounds for {_CPP_NAMES.get(npd.name, npd.name)}")
     values = _rng(generator).integers(lo, hi, size=shape, dtype=xp.int64 if hi <= 2**63 else object)
@@ -258,7 +288,8 @@ def exponential_(t: Tensor, lambd: float = 1, *, generator=None) -> Tensor:
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     shape, npd = _shape_dtype(t)
-    _continuous_only("Exponential", npd)
+    if t._data.size:  # (an empty tensor runs no kernel, so torch checks no dtype)
+        _continuous_only("Exponential", npd)
     return _fill(t, ExponentialBackward0, _cast(_rng(generator).standard_exponential(shape) / lambd, npd))
 
 
@@ -267,8 +298,8 @@ def geometric_(t: Tensor, p: float, *, generator=None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind == "b":
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if npd.kind in "bc" and t._data.size:
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{scalar_type_name(npd)}'")
     return _fill(t, GeometricBackward0, _cast(_rng(generator).geometric(p, size=shape), npd))
 
 
@@ -286,7 +317,7 @@ def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind != "f":
+    if npd.kind != "f" and t._data.size:  # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
     return _fill(t, LogNormalBackward0, _cast(xp.exp(mean + std * _rng(generator).standard_normal(shape)), npd))
 
@@ -315,7 +346,9 @@ class _Sample(Op):
 
 @register
 class NormalBackward1(_Sample):
-    """normal(Tensor mean, float std)."""
+    """normal(Tensor mean, float std); torch's autograd refuses a complex mean."""
+
+    complex_grad = False
 
     @staticmethod
     def forward(mean, values, metas):
@@ -333,7 +366,9 @@ class NormalBackward2(_Sample):
 
 @register
 class NormalBackward3(_Sample):
-    """normal(Tensor mean, Tensor std)."""
+    """normal(Tensor mean, Tensor std); torch's autograd refuses a complex mean."""
+
+    complex_grad = False
 
     @staticmethod
     def forward(mean, std, values, metas):
@@ -342,7 +377,9 @@ class NormalBackward3(_Sample):
 
 @register
 class BernoulliBackward0(_Sample):
-    """bernoulli(Tensor input)."""
+    """bernoulli(Tensor input); torch's autograd refuses complex input (reached when it is empty)."""
+
+    complex_grad = False
 
     @staticmethod
     def forward(a, values, metas):
@@ -395,7 +432,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         npd = _float_dtype(dtype)
-        return _finish(_cast(_normal(g, shape, npd) * std + mean, npd), requires_grad)
+        return _finish(_normal_values(g, shape, npd, mean, std), requires_grad)
     if mt and st:
         npd = mean._data.dtype
         try:
@@ -405,8 +442,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
             broadcast_shape(mean._data.shape, std._data.shape)
             raise
-        if std._data.dtype.kind not in "f" or npd.kind not in "f":
-            bad = npd if npd.kind not in "f" else std._data.dtype
+        if std._data.dtype.kind == "c":
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        if std._data.dtype.kind not in "f" or npd.kind not in "fc":
+            bad = npd if npd.kind not in "fc" else std._data.dtype
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(bad)}'")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -416,11 +455,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         npd = mean._data.dtype
-        if npd.kind != "f":
+        if npd.kind not in "fc":
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
         values = _cast(_normal(g, mean._data.shape, npd) * std + mean._data, npd)
         return apply(NormalBackward1, (mean,), (values, (_meta(mean),)))
     npd = std._data.dtype
+    if npd.kind == "c":
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if npd.kind != "f":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if std._data.size and (std._data < 0).any():
@@ -439,8 +480,10 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # 
     if p is not None and not isinstance(p, Tensor):
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        _no_complex(npd, "bernoulli_scalar_cpu_", input._data.size)
         return apply(NotImplemented, (input,), (_bernoulli_array(g, p, shape, npd), "bernoulli"))
-    _check_p_tensor(input)
+    _no_complex(npd, "bernoulli_tensor_cpu_self_", input._data.size)
+    _check_p_tensor(input, input._data.size)
     values = _bernoulli_array(g, input._data, shape, npd)
     return apply(BernoulliBackward0, (input,), (values, (_meta(input),)))
 

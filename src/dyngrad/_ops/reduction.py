@@ -21,6 +21,8 @@ import warnings
 
 from .._backend import along_axis_key, broadcast_to, sum_to_axes, xp
 from .._tensor import Tensor, _wrap_dim, wrap
+from . import complex_support as cs
+from .complex import conj_value as conj
 from .registry import Op, apply, apply_multi, register
 
 
@@ -164,12 +166,12 @@ class MeanBackward1(Op):
         return (wrap(broadcast_to((g if keepdim else xp.expand_dims(g, axes)) / n, shape)),)
 
 
-def _check_float_for_mean(a: Tensor, name: str = "mean") -> None:
+def _check_float_for_mean(a: Tensor, name: str = "mean", which: str = "Input") -> None:
     if a._data.dtype.kind not in "fc":
         from .._dtype import scalar_type_name
 
         raise RuntimeError(
-            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"{name}(): could not infer output dtype. {which} dtype must be either a floating point or complex dtype. "
             f"Got: {scalar_type_name(a._data.dtype)}"
         )
 
@@ -177,6 +179,7 @@ def _check_float_for_mean(a: Tensor, name: str = "mean") -> None:
 def mean(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None:
         a = a.to(dtype)
+        _check_float_for_mean(a, which="Optional")
     _check_float_for_mean(a)
     if dim is None:
         return apply(MeanBackward0, (a,), (a._data.shape,))
@@ -313,12 +316,16 @@ def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
                 "with the 'dim' argument."
             )
+        if a._data.dtype.kind == "c":
+            raise cs.kernel_error(f"{name}_all", a._data.dtype)
         return apply(all_op, (a,))
     axis = _wrap_dim(dim, a._data.ndim)
     if a._data.shape and a._data.shape[axis] == 0:
         raise IndexError(
             f"{name}(): Expected reduction dim {axis} to have non-zero size."
         )
+    if a._data.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     values, indices = apply_multi(dim_op, (a,), (axis, keepdim))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data
@@ -422,15 +429,16 @@ def _prod_others(a: Tensor, axis: int) -> Tensor:
 
 
 def _prod_backward(g: Tensor, a: Tensor, result: Tensor, axis) -> Tensor:
-    """prod_backward (FunctionsManual.cpp): grad * result / input without zeros, else the zero-safe form."""
+    """prod_backward (FunctionsManual.cpp): grad * (result / input).conj() without zeros, else the zero-safe form
+    (prod_safe_zeros_backward, also conjugated)."""
     ad = a._data
     if ad.ndim == 0:
         return g
     if not (ad == 0).any():
-        return g * (result / a)
+        return g * conj(result / a)
     if axis is None:
-        return (g * _prod_others(a.reshape(-1), 0)).reshape(ad.shape)
-    return g * _prod_others(a, axis)
+        return (g * conj(_prod_others(a.reshape(-1), 0))).reshape(ad.shape)
+    return g * conj(_prod_others(a, axis))
 
 
 @register
@@ -439,6 +447,7 @@ class ProdBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, dtype):
@@ -455,6 +464,7 @@ class ProdBackward1(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, axis, keepdim, dtype):
@@ -539,6 +549,8 @@ def _amax_amin(op, name, a: Tensor, dim, keepdim):
         empty = _empty_dims_given(a, dim)
         if empty:
             raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    if a._data.dtype.kind == "c" and a._data.size:  # (an empty result runs no kernel in torch: no error)
+        raise cs.kernel_error("max_values_cpu" if name == "amax" else "min_values_cpu", a._data.dtype)
     return apply(op, (a,), (axes, keepdim))
 
 
@@ -552,6 +564,8 @@ def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def _arg(name, pick, a: Tensor, dim, keepdim):
     d = a._data
+    if d.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -591,6 +605,8 @@ _DOF_WARNING = (
 
 
 def _var_array(a, axes, correction, keepdim):
+    if a.dtype.kind == "c":  # torch's std_var_out: var(real) + var(imag), each in the real dtype
+        return _var_array(a.real, axes, correction, keepdim) + _var_array(a.imag, axes, correction, keepdim)
     n = _numel(tuple(a.shape[ax] for ax in axes))
     with xp.errstate(divide="ignore", invalid="ignore"):
         if n == 0:
@@ -619,7 +635,8 @@ def _var_backward(g: Tensor, a: Tensor, axes: tuple, correction, keepdim: bool, 
     if full is True and dof <= 0:
         ad = a._data
         eq = ad == ad.mean() if ad.size else xp.zeros(shape, bool)
-        return g * _const(xp.where(eq, xp.nan, xp.inf).astype(ad.dtype))
+        # a real factor (the real dtype for complex input, as torch's at::where of two doubles)
+        return g * _const(xp.where(eq, xp.nan, xp.inf).astype(ad.real.dtype))
     scale = 2.0 / dof if dof != 0 else math.inf  # C++'s 2.0 / 0.0
     centred = a - mean(a, list(axes), keepdim=True) if axes else a - a
     return g * scale * centred
@@ -646,9 +663,10 @@ def _std_backward(g: Tensor, std: Tensor, a: Tensor, axes, correction, keepdim, 
 
 @register
 class VarBackward0(Op):
-    """var(input, dim, correction, keepdim). Gradient: _var_backward."""
+    """var(input, dim, correction, keepdim); real for complex input (var(real) + var(imag)). Gradient: _var_backward."""
 
     save_inputs = True
+    complex_grad = True  # var of complex input is real: the formula holds as it is
 
     @staticmethod
     def forward(a, axes, correction, keepdim, full):
@@ -666,6 +684,7 @@ class StdBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True  # var of complex input is real: the formula holds as it is
 
     @staticmethod
     def forward(a, axes, correction, keepdim, full):
@@ -687,6 +706,7 @@ class VarMeanBackward0(Op):
     """var_mean -> (var, mean): var_backward(grad_var) + mean_backward(grad_mean)."""
 
     save_inputs = True
+    complex_grad = True  # var of complex input is real: the formula holds as it is
 
     @staticmethod
     def forward(a, axes, correction, keepdim, full):
@@ -710,6 +730,7 @@ class StdMeanBackward0(Op):
     """std_mean -> (std, mean): std_backward(grad_std) + mean_backward(grad_mean)."""
 
     save_inputs = True
+    complex_grad = True  # var of complex input is real: the formula holds as it is
 
     @staticmethod
     def forward(a, axes, correction, keepdim, full):
@@ -721,10 +742,10 @@ class StdMeanBackward0(Op):
         axes, correction, keepdim, full = self._params
         parts = []
         if _defined(gs):
-            # the std output, recomputed from the input (differentiably, for higher derivatives)
-            from .pointwise import sqrt
-
-            std = sqrt(apply(VarBackward0, (a,), (axes, correction, keepdim, full)))
+            # the std output, recomputed from the input (differentiably, for higher derivatives) as a std node:
+            # torch differentiates its saved output through this node's own masked std_backward, which keeps
+            # second derivatives at std == 0 at 0 (a sqrt node would give 0 * inf there)
+            std = apply(StdBackward0, (a,), (axes, correction, keepdim, full))
             parts.append(_std_backward(gs, std, a, axes, correction, keepdim, full))
         if _defined(gm) or not parts:
             parts.append(_mean_backward(gm, a._data.shape, axes, keepdim))
@@ -749,11 +770,14 @@ def _var_args(name: str, a: Tensor, dim, unbiased, correction):
 
 
 def var(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """torch.var: sum(|x - mean|^2) / (N - correction) over ``dim``; real for complex input (the variances of the
+    real and imaginary parts added, as torch's std_var_out). RuntimeError for integer input."""
     axes, correction, full = _var_args("var", a, dim, unbiased, correction)
     return apply(VarBackward0, (a,), (axes, correction, keepdim, full))
 
 
 def std(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """torch.std: sqrt(var(...)); real for complex input."""
     axes, correction, full = _var_args("std", a, dim, unbiased, correction)
     return apply(StdBackward0, (a,), (axes, correction, keepdim, full))
 
@@ -772,7 +796,7 @@ def std_mean(a: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, corre
 
 
 def _vector_norm_array(a, ord, axes, keepdim):
-    x = xp.abs(a)
+    x = xp.abs(a)  # real, for complex input too
     if ord == 2:
         return xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
     if ord == math.inf:
@@ -780,7 +804,7 @@ def _vector_norm_array(a, ord, axes, keepdim):
     if ord == -math.inf:
         return x.min(axis=axes, keepdims=keepdim) if x.size else xp.zeros_like(x.sum(axis=axes, keepdims=keepdim))
     if ord == 0:
-        return (x != 0).sum(axis=axes, keepdims=keepdim).astype(a.dtype)
+        return (x != 0).sum(axis=axes, keepdims=keepdim).astype(x.dtype)
     if ord == 1:
         return x.sum(axis=axes, keepdims=keepdim)
     with xp.errstate(divide="ignore"):
@@ -798,6 +822,7 @@ class LinalgVectorNormBackward0(Op):
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, ord, axes, keepdim, dtype):
@@ -805,7 +830,7 @@ class LinalgVectorNormBackward0(Op):
             a = a.astype(dtype)
         if a.ndim == 0:
             return _vector_norm_array(a.reshape(1), ord, 0, False).reshape(())
-        return xp.asarray(_vector_norm_array(a, ord, axes, keepdim), dtype=a.dtype)
+        return xp.asarray(_vector_norm_array(a, ord, axes, keepdim), dtype=a.real.dtype)  # real for complex
 
     def backward(self, g):
         from .pointwise import where_
@@ -821,7 +846,12 @@ class LinalgVectorNormBackward0(Op):
         if ad.ndim and not keepdim:
             g, norm = _unsqueeze_to(g, axes, False), _unsqueeze_to(norm, axes, False)
         nd = norm._data
-        sgn = _const(xp.sign(ad))
+        if ad.dtype.kind == "c":  # sgn(z) = z / |z|, differentiable (norm_backward's self.sgn())
+            from .complex import sgn as _sgn
+
+            sgn = _sgn(a)
+        else:
+            sgn = _const(xp.sign(ad))
         if p == 0:
             return (None,)
         if p == 1:
@@ -849,7 +879,13 @@ class LinalgVectorNormBackward0(Op):
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """torch.linalg.vector_norm; ``dtype`` computes in that dtype."""
+    """torch.linalg.vector_norm: the ``ord``-norm of |x| over ``dim`` (all dims when None), computed in ``dtype``
+    when given. Real for complex input (float32 for complex64).
+
+    Raises:
+        RuntimeError: an integer input; a ``dtype`` of the other kind (real for complex input or complex for real
+            input); ord < 0 or inf over an empty reduction (torch's texts).
+    """
     from .._dtype import to_numpy
 
     _float_check(x, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}")
@@ -871,6 +907,11 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                     "dimension is empty and the operation does not have an identity"
                 )
     dt = to_numpy(dtype) if dtype is not None else None
+    if dt is not None and (dt.kind == "c") != (d.dtype.kind == "c"):
+        from .._dtype import scalar_type_name
+
+        kind = "complex" if d.dtype.kind == "c" else "real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} for {kind} inputs, but got {scalar_type_name(dt)}")
     return apply(LinalgVectorNormBackward0, (x,), (ord, axes, keepdim, dt))
 
 
@@ -925,8 +966,12 @@ def norm(a: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
 
 def _logsumexp_array(a, axes, keepdim):
     # torch's formula, max + log(sum(exp(x - max))) with the max of each reduced slice: the same
-    # rounding as torch's far more often than any shortcut (a shared shift, no shift)
-    m = a.max(axis=axes, keepdims=True) if a.size else None
+    # rounding as torch's far more often than any shortcut (a shared shift, no shift); complex
+    # input shifts by the max of the real parts, as torch
+    if a.size:
+        m = (a.real if a.dtype.kind == "c" else a).max(axis=axes, keepdims=True)
+    else:
+        m = None
     if m is not None and xp.isfinite(m).all():  # the common case, without error-state bookkeeping
         s = xp.exp(a - m).sum(axis=axes, keepdims=keepdim)
         return xp.log(s) + m.reshape(s.shape)
@@ -942,17 +987,18 @@ def _logsumexp_array(a, axes, keepdim):
 class LogsumexpBackward0(Op):
     """logsumexp(input, dim, keepdim) = log(sum(exp(x))), computed stably.
 
-    Gradient (logsumexp_backward): grad * exp(self - result); NaN where the result is
+    Gradient (logsumexp_backward): grad * exp(self - result).conj(); NaN where the result is
     infinite and self equals it (inf - inf), as in torch.
     """
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, axes, keepdim, kept_shape):
-        if a.ndim == 0:
-            return a.copy()
+        if a.ndim == 0:  # (complex: log(exp(z)) brings the phase into (-pi, pi], as torch's formula does)
+            return a.copy() if a.dtype.kind != "c" else _logsumexp_array(a.reshape(1), 0, False).reshape(())
         return _logsumexp_array(a, axes, keepdim)
 
     def backward(self, g):
@@ -961,10 +1007,12 @@ class LogsumexpBackward0(Op):
         r = self.saved_result()
         if not keepdim:
             g, r = g.reshape(kept_shape), r.reshape(kept_shape)
-        return (g * (a - r).exp(),)
+        return (g * conj((a - r).exp()),)
 
     def backward_arrays(self, g):
         a, r = self.saved()
+        if a._data.dtype.kind == "c":
+            return self.backward(wrap(g))
         kept_shape = self._params[2]
         rd = r._data.reshape(kept_shape)
         if xp.isfinite(rd).all():
@@ -1038,14 +1086,15 @@ def cumsum(a: Tensor, dim, *, dtype=None) -> Tensor:
 class CumprodBackward0(Op):
     """cumprod(input, dim).
 
-    Gradient (cumprod_backward): without zeros, reversed_cumsum(grad * result) / input;
-    with zeros, for each k the sum over i >= k of grad_i times the product of input[:i+1]
+    Gradient (cumprod_backward): without zeros, reversed_cumsum(grad * result.conj()) / input.conj();
+    with zeros, for each k the sum over i >= k of grad_i times the product of input.conj()[:i+1]
     without input[k] (torch's O(n^2) differentiable form, which is also what it uses for
     second derivatives).
     """
 
     save_inputs = True
     save_result = True
+    complex_grad = True
 
     @staticmethod
     def forward(a, axis, dtype):
@@ -1062,7 +1111,8 @@ class CumprodBackward0(Op):
         if ad.size <= 1 or ad.shape[axis] == 1:
             return (g,)
         if not (ad == 0).any():
-            return (_reversed_cumsum(g * self.saved_result(), axis) / a,)
+            return (_reversed_cumsum(g * conj(self.saved_result()), axis) / conj(a),)
+        a = conj(a)
         n = ad.shape[axis]
         parts = []
         for k in range(n):
@@ -1126,6 +1176,8 @@ class CumminBackward0(_CumMaxMin):
 
 def _cummaxmin(op, name, a: Tensor, dim):
     axis = _wrap_dim(dim, a._data.ndim)
+    if a._data.dtype.kind == "c" and a._data.ndim and a._data.size:  # (empty or 0-d input: no kernel in torch)
+        raise cs.kernel_error(f"{name}_cpu", a._data.dtype)
     values, indices = apply_multi(op, (a,), (axis,))
     if values._grad_fn is not None:
         values._grad_fn._indices = indices._data
@@ -1162,6 +1214,7 @@ class NansumBackward0(Op):
 
 
 def nansum(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    cs.refuse_complex(a._data, "nansum on CPU does not support complex inputs", RuntimeError)
     axes = _reduce_axes(a, dim) if a._data.ndim else (_dims(dim, 0) if dim is not None and _nonempty(dim) else ())
     return apply(NansumBackward0, (a,), (axes, keepdim, _sum_dtype(a, dtype)))
 

@@ -103,7 +103,7 @@ def reshape(a: Tensor, *shape) -> Tensor:
 
 def view(a: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
-        return a.to(shape[0])  # view(dtype)
+        return view_dtype(a, shape[0])
     shape = _infer_shape(_parse_shape(shape), a._data.size)
     if not _viewable(a._data, shape):
         raise RuntimeError(
@@ -111,6 +111,49 @@ def view(a: Tensor, *shape) -> Tensor:
             "two contiguous subspaces). Use .reshape(...) instead."
         )
     return _mark_view(apply(ViewBackward0, (a,), (shape, a._data.shape)), a)
+
+
+def view_dtype(a: Tensor, dtype) -> Tensor:
+    """Tensor.view(dtype): the same memory read as another dtype (torch's view.dtype).
+
+    Elements of a different size rescale the last dim (complex64 (n, 2k) <-> float32 (n, 4k)). Not
+    differentiable (the result never requires grad, as torch's). Raises torch's RuntimeErrors: a conjugated
+    tensor, and for a different element size a 0-d tensor, a last stride other than 1, and (when the
+    elements grow) a last size, storage offset or other strides not divisible by the size ratio.
+    """
+    from .._dtype import to_numpy
+
+    d = a._data
+    npd = to_numpy(dtype)
+    if npd == d.dtype:
+        return a
+    if a._is_conj:
+        raise RuntimeError(
+            "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype.")
+    if npd.itemsize != d.dtype.itemsize:
+        what = f"to view {_scalar_name(d.dtype)} as {_scalar_name(npd)} (different element sizes)"
+        if d.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = a.stride()
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if npd.itemsize > d.dtype.itemsize:
+            ratio = npd.itemsize // d.dtype.itemsize
+            if d.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {d.shape[-1]}")
+            offset = a.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+    if d.size == 0 and npd.itemsize != d.dtype.itemsize:  # (no memory to reinterpret; only the shape changes)
+        arr = xp.empty(d.shape[:-1] + (d.shape[-1] * d.dtype.itemsize // npd.itemsize,), npd)
+    else:
+        arr = d.view(npd)  # NumPy rescales the (contiguous) last axis as torch does
+    out = wrap(arr)
+    out._vc = a._vc  # the same memory: in-place changes show through both
+    return out
 
 
 def _mark_view(out: Tensor, a: Tensor) -> Tensor:
@@ -882,15 +925,34 @@ def column_stack(tensors) -> Tensor:
     return hstack(ts)
 
 
+def _each_tensor(one):
+    """torch's atleast_Nd overloads: one tensor gives a tensor; several tensors, or a list or tuple of them,
+    give a tuple."""
+
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+            return one(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        return tuple(one(t) for t in tensors)
+
+    fn.__name__ = one.__name__
+    fn.__doc__ = one.__doc__
+    return fn
+
+
+@_each_tensor
 def atleast_1d(t: Tensor) -> Tensor:
     return reshape(t, 1) if t._data.ndim == 0 else t
 
 
+@_each_tensor
 def atleast_2d(t: Tensor) -> Tensor:
     n = t._data.ndim
     return reshape(t, 1, 1) if n == 0 else (unsqueeze(t, 0) if n == 1 else t)
 
 
+@_each_tensor
 def atleast_3d(t: Tensor) -> Tensor:
     n = t._data.ndim
     if n == 0:
@@ -984,23 +1046,42 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 def tensor_split(a: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """torch.tensor_split: views of ``a`` along ``dim`` (SliceBackward0 each), into a number of sections (an int
+    or a 0-d long tensor; the first n % k get one more) or at indices (a list or a 1-d long tensor).
+
+    Raises:
+        RuntimeError: sections <= 0; a tensor argument not long or with more than one dim (torch's texts).
+    """
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):  # a 0-d long tensor is a number of sections, a 1-d one indices
+        t = indices_or_sections._data
+        if t.dtype != xp.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_scalar_name(t.dtype)}")
+        if t.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+        indices_or_sections = int(t) if t.ndim == 0 else t.tolist()
+    # torch slices each piece (SliceBackward0 views): with indices, piece i is [index i-1, index i) in slice
+    # semantics (negative indices count from the end; a decreasing pair gives an empty piece)
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         base, extra = divmod(n, k)
-        sizes = [base + 1] * extra + [base] * (k - extra)
+        bounds, start = [], 0
+        for i in range(k - 1):
+            start += base + (1 if i < extra else 0)
+            bounds.append(start)
     else:
-        bounds = [min(max(int(i), 0), n) for i in indices_or_sections]
-        sizes, prev = [], 0
-        for b in bounds:
-            b = max(b, prev)
-            sizes.append(b - prev)
-            prev = b
-        sizes.append(n - prev)
-    return _split(a, SplitWithSizesBackward0, d, sizes)
+        bounds = [int(i) for i in indices_or_sections]
+    from .indexing import getitem_raw
+
+    lead = (slice(None),) * d
+    starts, ends = [0] + bounds, bounds + [None]
+    return tuple(_mark_view(getitem_raw(a, lead + (slice(s, e),), a._data.shape, False), a)
+                 for s, e in zip(starts, ends))
 
 
 def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
@@ -1037,7 +1118,11 @@ class FlipBackward0(Op):
         return (flip(g, self._params[0]),)
 
 
-def flip(a: Tensor, *dims) -> Tensor:
+def flip(a: Tensor, *dims, **kwargs) -> Tensor:
+    if "dims" in kwargs:  # torch.flip(input, dims=...) / x.flip(dims=...)
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dims = _parse_shape(dims)
     n = a._data.ndim
     w = tuple(_wrap_dim(d, n) for d in dims)
@@ -1374,8 +1459,9 @@ def _pad_positions(n: int, lo: int, hi: int, mode: str):
         pos = xp.where(pos >= n, period - pos, pos)
     elif mode == "replicate":
         pos = xp.clip(pos, 0, n - 1)
-    else:
-        pos = pos % n
+    else:  # circular: torch crops first (negative pads), then wraps around the cropped part
+        start, kept = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+        pos = start + xp.arange(-max(lo, 0), kept + max(hi, 0)) % max(kept, 1)
     return pos
 
 
@@ -1385,6 +1471,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # no
     Modes constant (ConstantPadNdBackward0), reflect (ReflectionPad{1,2,3}DBackward0), replicate
     (ReplicationPad{1,2,3}DBackward0) and circular (CopySlices). Errors as torch's.
     """
+    if isinstance(value, complex):  # torch's binding takes a float value, complex inputs too
+        raise TypeError("pad(): argument 'value' (position 4) must be float, not complex")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -1626,6 +1714,15 @@ def torch_range(start=None, end=None, step=1, *, out=None, dtype=None, layout=No
     _check_device(device)
     npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
     fstart, fend, fstep = float(start), float(end), float(step)
+    if npd.kind in "iu":
+        # torch checks the bounds as given, then counts and steps in int64 from the truncated bounds
+        istart, iend, istep = int(start), int(end), int(step)
+        if istep == 0:
+            raise RuntimeError("step must be nonzero")
+        if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+        n = abs(iend - istart) // abs(istep) + 1  # (the truncated bounds keep the order checked above)
+        return _finish((istart + xp.arange(n, dtype=xp.int64) * istep).astype(npd), requires_grad)
     if fstep == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(fstart) and math.isfinite(fend)):
@@ -1649,6 +1746,16 @@ EXPORTS: dict = {
     ).split()
 }
 EXPORTS["moveaxis"] = movedim
+
+
+def zero_(input: Tensor) -> Tensor:  # noqa: A002 - torch's name
+    """torch.zero_(input): Tensor.zero_ as a function."""
+    from .inplace import zero_ as _zero_
+
+    return _zero_(input)
+
+
+EXPORTS["zero_"] = zero_
 EXPORTS["range"] = torch_range  # (named so that it does not hide the builtin here)
 TENSOR_METHODS: dict = {
     name: globals()[name]
@@ -1660,5 +1767,19 @@ TENSOR_METHODS: dict = {
 TENSOR_METHODS["moveaxis"] = movedim
 TENSOR_METHODS.update(t_=t_, transpose_=transpose_, swapdims_=transpose_, swapaxes_=transpose_, squeeze_=squeeze_,
                       unsqueeze_=unsqueeze_)
+
+
+def _complex_cast(name):
+    def method(self, memory_format=None):
+        from .. import _dtype
+
+        return to(self, getattr(_dtype, name))  # (complex32: its dtype raises dyngrad's clear error)
+
+    method.__name__ = {"complex64": "cfloat", "complex128": "cdouble", "complex32": "chalf"}[name]
+    return method
+
+
+TENSOR_METHODS.update(cfloat=_complex_cast("complex64"), cdouble=_complex_cast("complex128"),
+                      chalf=_complex_cast("complex32"))
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {"pad": pad}  # dyngrad.nn.functional.<name>

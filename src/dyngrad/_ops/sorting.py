@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .._backend import along_axis_key, xp
 from .._tensor import Tensor, _wrap_dim, wrap
+from . import complex_support as cs
 from .reduction import _const, _scatter, _unsqueeze_to, values_indices
 from .registry import Op, apply, apply_multi, register
 
@@ -76,11 +77,13 @@ class SortBackward0(_Selecting):
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     axis = _wrap_dim(dim, a._data.ndim)
+    cs.refuse_complex(a._data, cs.SORT, RuntimeError)
     return _run(SortBackward0, "sort", a, (axis, descending))
 
 
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     axis = _wrap_dim(dim, a._data.ndim)
+    cs.refuse_complex(a._data, cs.SORT, RuntimeError)
     if a._data.ndim == 0:
         return wrap(xp.zeros((), dtype=xp.int64))
     return wrap(_stable_order(a._data, axis, descending).astype(xp.int64))
@@ -111,6 +114,7 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     n = d.shape[axis] if d.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    cs.refuse_complex(d, " topk does not support complex dtypes on CPU", RuntimeError)
     return _run(TopkBackward0, "topk", a, (k, axis, largest))
 
 
@@ -120,6 +124,7 @@ class KthvalueBackward0(_Selecting):
 
     axis_param = 1
     keepdim_param = 2
+    complex_grad = False  # torch's autograd refuses complex kthvalue (0-d input runs no kernel)
 
     @staticmethod
     def forward(a, k, axis, keepdim, shape):
@@ -146,6 +151,8 @@ def kthvalue(a: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         raise IndexError(f"kthvalue(): Expected reduction dim {axis} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if d.ndim:  # (a 0-d input is copied, no kernel runs: torch's autograd refuses it instead)
+        cs.no_complex(d, "kthvalue_cpu")
     return _run(KthvalueBackward0, "kthvalue", a, (k, axis, keepdim))
 
 
@@ -215,13 +222,21 @@ class MedianBackward1(_Selecting):
         return values, idx.astype(xp.int64)
 
 
+def _no_complex_kernel(d, kernel: str) -> None:
+    """torch's kernel error for complex input, raised only when the kernel runs (a non-empty input)."""
+    if d.size:
+        cs.no_complex(d, kernel)
+
+
 def median(a: Tensor, dim=None, keepdim: bool = False):
     if dim is None:
+        _no_complex_kernel(a._data, "median_cpu")
         return apply(MedianBackward0, (a,))
     d = a._data
     axis = _wrap_dim(dim, d.ndim)
     if d.ndim and d.shape[axis] == 0:
         raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    cs.no_complex(d, "median_out")
     return _run(MedianBackward1, "median", a, (axis, keepdim))
 
 
@@ -293,11 +308,13 @@ def nanmedian(a: Tensor, dim=None, keepdim: bool = False):
         IndexError: a dim out of range, or a reduced dim of size 0 (torch's median() text).
     """
     if dim is None:
+        _no_complex_kernel(a._data, "median_cpu")
         return apply(NanmedianBackward0, (a,))
     d = a._data
     axis = _wrap_dim(dim, d.ndim)
     if d.ndim and d.shape[axis] == 0:
         raise IndexError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    cs.no_complex(d, "median_out")
     return _run(NanmedianBackward1, "nanmedian", a, (axis, keepdim))
 
 
@@ -307,6 +324,7 @@ class ModeBackward0(_Selecting):
     among equally frequent ones) and the last index where it occurs."""
 
     keepdim_param = 1
+    complex_grad = False  # torch's autograd refuses complex mode (reached by 0-d input, which runs no kernel)
 
     @staticmethod
     def forward(a, axis, keepdim, shape):
@@ -333,6 +351,8 @@ def mode(a: Tensor, dim: int = -1, keepdim: bool = False):
     axis = _wrap_dim(dim, d.ndim)
     if d.ndim and d.shape[axis] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    if d.ndim:  # (a 0-d input is copied, no kernel runs: torch's autograd refuses it instead)
+        _no_complex_kernel(d, "mode_cpu")
     return _run(ModeBackward0, "mode", a, (axis, keepdim))
 
 
@@ -370,19 +390,22 @@ def unique(a: Tensor, sorted: bool = True, return_inverse: bool = False, return_
            dim=None):
     """torch.unique: the distinct values (always sorted in dyngrad), with inverse indices and counts if asked."""
     d = a._data
+    cs.no_complex(d, "unique" if dim is None else "unique_dim")
     if dim is None:
         values, inverse, counts = xp.unique(d.reshape(-1), return_inverse=True, return_counts=True)
         inverse = inverse.reshape(d.shape)
         op = Unique2Backward0
     else:
+        if d.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         axis = _wrap_dim(dim, d.ndim)
         zero_dims = [i for i, n in enumerate(d.shape) if n == 0]
         if zero_dims and d.shape[axis] != 0:
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         if len(zero_dims) > 1:
             raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-        if zero_dims or d.ndim == 0:
-            values, inverse, counts = d.copy(), xp.zeros(d.shape[:1], xp.int64), xp.zeros(d.shape[:1], xp.int64)
+        if zero_dims:  # (one inverse index and count per slice along dim: none, as that dim is the empty one)
+            values, inverse, counts = d.copy(), xp.zeros((0,), xp.int64), xp.zeros((0,), xp.int64)
         else:
             values, inverse, counts = xp.unique(d, return_inverse=True, return_counts=True, axis=axis)
         inverse = inverse.reshape(-1)
@@ -440,6 +463,10 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
                 f"{_shape_list(seq.shape)}and got sorter tensor {_shape_list(sort_idx.shape)}"
             )
         seq = xp.take_along_axis(seq, sort_idx.astype(xp.int64), axis=-1)
+    if vals.size and (seq.dtype.kind == "c" or vals.dtype.kind == "c"):
+        from .._dtype import result_type
+
+        raise cs.kernel_error("searchsorted_out_cpu", result_type(seq, input if scalar else vals))
     how = "right" if right else "left"
     if seq.ndim == 1:
         res = xp.searchsorted(seq, vals, side=how)
@@ -472,8 +499,8 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     e = elements._data if et else xp.asarray(elements)
     t = test_elements._data if tt else xp.asarray(test_elements)
     for arr in (e, t):
-        if arr.dtype.kind == "b":
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if arr.dtype.kind in "bc":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {cs.type_name(arr.dtype)}")
     from .._dtype import result_type
 
     npd = result_type(elements._data if et else elements, test_elements._data if tt else test_elements)

@@ -557,8 +557,12 @@ class SincBackward0(Op):
 def sinc(input):  # noqa: A002
     """torch.sinc(input): the normalized sinc sin(pi x) / (pi x), 1 at 0 (SincBackward0).
 
-    Dtypes as lgamma; complex input is not supported yet (torch takes it): NotImplementedError.
+    Dtypes as lgamma; complex input takes pointwise.sinc's complex formula (same node name).
     """
+    if isinstance(input, Tensor) and input._data.dtype.kind == "c":
+        from .pointwise import sinc as complex_sinc  # the complex-capable formula
+
+        return complex_sinc(input)
     return apply(SincBackward0, (input,), (), (_unary_input("sinc", input, "sinc_cpu"),))
 
 

@@ -129,14 +129,16 @@ def _raise_modified(node, value, version) -> None:
     data = value._data
     while type(data).__name__ == "BatchedArray":  # vmapped: torch names the physical tensor
         data = data.value
-    kind = scalar_type_name(data.dtype) + "Tensor"
+    # torch's toString(): a complex tensor by its type (CPUComplexFloatType), a real one by its class
+    name = scalar_type_name(data.dtype)
+    kind = f"CPU{name}Type" if data.dtype.kind == "c" else f"torch.{name}Tensor"
     where = ""
     if producer is not None:
         # torch names the producer without its "Backward0" suffix ("output 0 of Mul").
         where = f", which is output {nr} of {_short_name(producer.name())},"
     message = (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{kind} [{', '.join(str(n) for n in data.shape)}]]{where} is at version "
+        f"operation: [{kind} [{', '.join(str(n) for n in data.shape)}]]{where} is at version "
         f"{value._vc[0]}; expected version {version} instead. Hint: enable anomaly detection to find the "
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor
+from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Adadelta(Optimizer):
@@ -35,10 +35,10 @@ class Adadelta(Optimizer):
                 state["square_avg"] = _zeros_like(p)
                 state["acc_delta"] = _zeros_like(p)
             state["step"]._data += 1
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             if wd != 0:
-                g = g + wd * p._data
-            v, u = state["square_avg"]._data, state["acc_delta"]._data
+                g = g + wd * pd
+            v, u = real_view(state["square_avg"]._data), real_view(state["acc_delta"]._data)
             v *= rho
             v += (1 - rho) * g * g
             std = xp.sqrt(v + eps)
@@ -47,7 +47,7 @@ class Adadelta(Optimizer):
             delta *= g
             u *= rho
             u += (1 - rho) * delta * delta
-            p._data += -lr * delta
+            pd += -lr * delta
             for t in state.values():
                 _bump(t)
             _bump(p)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor
+from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Adagrad(Optimizer):
@@ -32,7 +32,10 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _scalar_tensor(0.0)
-                state["sum"] = wrap(xp.full_like(p._data, group["initial_accumulator_value"]))
+                init = group["initial_accumulator_value"]
+                if p._data.dtype.kind == "c":  # both parts of a complex parameter start there, as torch's
+                    init = complex(init, init)
+                state["sum"] = wrap(xp.full_like(p._data, init))
 
     def _update_group(self, group, params) -> None:
         lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
@@ -40,12 +43,12 @@ class Adagrad(Optimizer):
             state = self.state[p]
             state["step"]._data += 1
             step = float(state["step"]._data)
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             if wd != 0:
-                g = g + wd * p._data
+                g = g + wd * pd
             clr = lr / (1 + (step - 1) * lr_decay)
-            s = state["sum"]._data
+            s = real_view(state["sum"]._data)
             s += g * g
-            p._data += -clr * g / (xp.sqrt(s) + eps)
+            pd += -clr * g / (xp.sqrt(s) + eps)
             for t in (p, state["step"], state["sum"]):
                 _bump(t)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 def _check_adam_args(lr, eps, betas, weight_decay) -> None:
@@ -51,16 +51,18 @@ class Adam(Optimizer):
                 state["exp_avg_sq"] = _zeros_like(p)
                 if amsgrad:
                     state["max_exp_avg_sq"] = _zeros_like(p)
-            g = self._grad(p, group)
+            g, pd = self._grad(p, group), p._data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            if pd.dtype.kind == "c":  # a complex parameter steps as its real view, as torch's
+                g, pd, m, v = real_view(g), real_view(pd), real_view(m), real_view(v)
             step_t = state["step"]
             step_t._data += 1
             _bump(step_t)
             if wd != 0:
                 if decoupled:
-                    p._data *= 1 - lr * wd
+                    pd *= 1 - lr * wd
                 else:
-                    g = g + wd * p._data
-            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                    g = g + wd * pd
             lerp_(m, g, 1 - beta1)
             v *= beta2
             v += (1 - beta2) * g * g
@@ -70,11 +72,11 @@ class Adam(Optimizer):
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2**0.5
             if amsgrad:
-                vmax = state["max_exp_avg_sq"]._data
+                vmax = real_view(state["max_exp_avg_sq"]._data)
                 xp.maximum(vmax, v, out=vmax)
                 denom = xp.sqrt(vmax) / bias_correction2_sqrt + eps
             else:
                 denom = xp.sqrt(v) / bias_correction2_sqrt + eps
-            p._data += -step_size * m / denom
+            pd += -step_size * m / denom
             for t in (p, state["exp_avg"], state["exp_avg_sq"]):
                 _bump(t)

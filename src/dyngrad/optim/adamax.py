@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class Adamax(Optimizer):
@@ -26,16 +26,16 @@ class Adamax(Optimizer):
                 state["step"] = _scalar_tensor(0.0)
                 state["exp_avg"] = _zeros_like(p)
                 state["exp_inf"] = _zeros_like(p)
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
             if wd != 0:
-                g = g + wd * p._data
-            m, u = state["exp_avg"]._data, state["exp_inf"]._data
+                g = g + wd * pd
+            m, u = real_view(state["exp_avg"]._data), real_view(state["exp_inf"]._data)
             lerp_(m, g, 1 - beta1)
             u *= beta2
             xp.maximum(u, xp.abs(g) + eps, out=u)
             clr = lr / (1 - beta1 ** float(state["step"]._data))
-            p._data += -clr * m / u
+            pd += -clr * m / u
             for t in state.values():
                 _bump(t)
             _bump(p)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .._backend import xp
 from .._dtype import get_default_dtype
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor
+from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class ASGD(Optimizer):
@@ -39,19 +39,19 @@ class ASGD(Optimizer):
                 state["eta"] = _scalar_tensor(lr)
                 state["mu"] = _scalar_tensor(1.0)
                 state["ax"] = wrap(xp.zeros_like(p._data))
-            g = self._grad(p, group)
-            step_t, eta_t, mu_t, ax = state["step"], state["eta"], state["mu"], state["ax"]._data
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
+            step_t, eta_t, mu_t, ax = state["step"], state["eta"], state["mu"], real_view(state["ax"]._data)
             step_t._data += 1
             if wd != 0:
-                g = g + wd * p._data
+                g = g + wd * pd
             eta = float(eta_t._data)
-            p._data *= 1 - lambd * eta
-            p._data -= eta * g
+            pd *= 1 - lambd * eta
+            pd -= eta * g
             mu = float(mu_t._data)
             if mu != 1:
-                ax += (p._data - ax) * mu
+                ax += (pd - ax) * mu
             else:
-                ax[...] = p._data
+                ax[...] = pd
             step = float(step_t._data)
             # torch goes through ``as_tensor(python float)``: the new values are rounded to the default dtype
             # first, even when eta and mu were loaded as float64

@@ -135,22 +135,31 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
         self._numel_cache = None
 
+    # A complex parameter takes part as its real view (two real numbers per element), as in torch's LBFGS.
+
     def _numel(self) -> int:
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            self._numel_cache = sum(2 * p.numel() if p.is_complex() else p.numel() for p in self._params)
         return self._numel_cache
 
     def _gather_flat_grad(self):
         from .. import _creation
+        from .._ops.complex import view_as_real
 
-        views = [_creation.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
-                 for p in self._params]
+        views = []
+        for p in self._params:
+            view = _creation.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.reshape(-1)
+            views.append(view_as_real(view).reshape(-1) if view.is_complex() else view)
         return cat(views, 0)
 
     def _add_grad(self, step_size, update) -> None:
+        from .._ops.complex import view_as_real
+
         offset = 0
         alpha = float(step_size)  # a 0-dim tensor step becomes a Python scalar, as torch's Scalar alpha
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             n = p.numel()
             p.add_(update[offset:offset + n].view_as(p), alpha=alpha)
             offset += n

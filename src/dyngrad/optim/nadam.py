@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class NAdam(Optimizer):
@@ -34,28 +34,28 @@ class NAdam(Optimizer):
                 state["mu_product"] = _scalar_tensor(1.0)
                 state["exp_avg"] = _zeros_like(p)
                 state["exp_avg_sq"] = _zeros_like(p)
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
             step = float(state["step"]._data)
             bias_correction2 = 1 - beta2**step
             if wd != 0:
                 if decoupled:
-                    p._data *= 1 - lr * wd
+                    pd *= 1 - lr * wd
                 else:
-                    g = g + wd * p._data
+                    g = g + wd * pd
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mp = state["mu_product"]._data
             mp *= mu  # in the scalar dtype (float32 by default), as torch's state tensor
             mu_product = float(mp)
-            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            m, v = real_view(state["exp_avg"]._data), real_view(state["exp_avg_sq"]._data)
             lerp_(m, g, 1 - beta1)
             v *= beta2
             v += (1 - beta2) * g * g
             denom = xp.sqrt(v / bias_correction2) + eps
             mu_product_next = mu_product * mu_next
-            p._data += (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
-            p._data += ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
+            pd += (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
+            pd += ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
             for t in state.values():
                 _bump(t)
             _bump(p)

@@ -51,6 +51,17 @@ def _bump(t: Tensor) -> None:
     t._vc[0] += 1
 
 
+def real_view(a):
+    """The array an update works on: a complex parameter (and its gradient and state) is updated as its real view,
+    real and imaginary parts side by side, as torch's optimizers do (``torch.view_as_real`` in each single-tensor
+    step; SGD and LBFGS's direction take complex values as they are). A real array is returned as it is."""
+    if a.dtype.kind != "c":
+        return a
+    from .._ops.complex import _real_view
+
+    return _real_view(a)
+
+
 def lerp_(a, end, weight: float):
     """``a.lerp_(end, weight)`` on arrays, with torch's two-branch formula (exact at both ends)."""
     if weight < 0.5:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class RAdam(Optimizer):
@@ -29,15 +29,15 @@ class RAdam(Optimizer):
                 state["step"] = _scalar_tensor(0.0)
                 state["exp_avg"] = _zeros_like(p)
                 state["exp_avg_sq"] = _zeros_like(p)
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
             step = float(state["step"]._data)
             if wd != 0:
                 if decoupled:
-                    p._data *= 1 - lr * wd
+                    pd *= 1 - lr * wd
                 else:
-                    g = g + wd * p._data
-            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                    g = g + wd * pd
+            m, v = real_view(state["exp_avg"]._data), real_view(state["exp_avg_sq"]._data)
             lerp_(m, g, 1 - beta1)
             v *= beta2
             v += (1 - beta2) * g * g
@@ -49,9 +49,9 @@ class RAdam(Optimizer):
             if rho_t > 5.0:
                 rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                 adaptive_lr = (bias_correction2**0.5) / (xp.sqrt(v) + eps)
-                p._data += -1.0 * (m_hat * lr * adaptive_lr * rect)
+                pd += -1.0 * (m_hat * lr * adaptive_lr * rect)
             else:
-                p._data += -1.0 * (m_hat * lr)
+                pd += -1.0 * (m_hat * lr)
             for t in state.values():
                 _bump(t)
             _bump(p)

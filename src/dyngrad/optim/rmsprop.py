@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_
+from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class RMSprop(Optimizer):
@@ -41,27 +41,27 @@ class RMSprop(Optimizer):
                     state["momentum_buffer"] = _zeros_like(p)
                 if centered:
                     state["grad_avg"] = _zeros_like(p)
-            g = self._grad(p, group)
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
             if wd != 0:
-                g = g + wd * p._data
-            sq = state["square_avg"]._data
+                g = g + wd * pd
+            sq = real_view(state["square_avg"]._data)
             sq *= alpha
             sq += (1 - alpha) * g * g
             if centered:
-                ga = state["grad_avg"]._data
+                ga = real_view(state["grad_avg"]._data)
                 lerp_(ga, g, 1 - alpha)
                 avg = xp.sqrt(sq + -1 * ga * ga)
             else:
                 avg = xp.sqrt(sq)
             avg += eps
             if momentum > 0:
-                buf = state["momentum_buffer"]._data
+                buf = real_view(state["momentum_buffer"]._data)
                 buf *= momentum
                 buf += g / avg
-                p._data += -lr * buf
+                pd += -lr * buf
             else:
-                p._data += -lr * g / avg
+                pd += -lr * g / avg
             for t in state.values():
                 _bump(t)
             _bump(p)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor
+from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Rprop(Optimizer):
@@ -36,17 +36,20 @@ class Rprop(Optimizer):
             if not state:
                 state["step"] = _scalar_tensor(0.0)
                 state["prev"] = wrap(xp.zeros_like(p._data))
-                state["step_size"] = wrap(xp.full_like(p._data, group["lr"]))
-            g = self._grad(p, group)
+                lr = group["lr"]
+                if p._data.dtype.kind == "c":  # both parts of a complex parameter step, as torch's
+                    lr = complex(lr, lr)
+                state["step_size"] = wrap(xp.full_like(p._data, lr))
+            g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
-            prev, step_size = state["prev"]._data, state["step_size"]._data
+            prev, step_size = real_view(state["prev"]._data), real_view(state["step_size"]._data)
             sign = xp.sign(g * prev)
             # the factors in the parameter's dtype, as torch's masked fill of ``sign``
             factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, 1)).astype(step_size.dtype)
             step_size *= factor
             xp.clip(step_size, step_size_min, step_size_max, out=step_size)
             g = xp.where(factor == step_size.dtype.type(etaminus), 0, g).astype(g.dtype)
-            p._data -= xp.sign(g) * step_size
+            pd -= xp.sign(g) * step_size
             prev[...] = g
             for t in (p, state["step"], state["prev"], state["step_size"]):
                 _bump(t)

@@ -13,7 +13,7 @@ from ..._tensor import Tensor, wrap
 
 
 def _norm(a, p: float):
-    a = xp.abs(a.astype(xp.float64, copy=False)).ravel()
+    a = xp.abs(a).astype(xp.float64, copy=False).ravel()  # (|z| for complex grads: their norm is real)
     if p == float("inf"):
         return a.max() if a.size else 0.0
     if p == float("-inf"):
@@ -31,7 +31,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
         return wrap(xp.array(0.0, dtype=xp.float32))
     norms = xp.array([_norm(t._data, norm_type) for t in tensors])
     total = _norm(norms, norm_type)
-    out = wrap(xp.asarray(total).astype(tensors[0]._data.dtype))
+    out = wrap(xp.asarray(total).astype(tensors[0]._data.real.dtype))  # real for complex grads
     if error_if_nonfinite and not xp.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
@@ -58,9 +58,9 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
         return total
     coef = float(max_norm) / (total._data.astype(xp.float64) + 1e-6)
     # torch computes the coefficient in the grads' dtype and clamps it at 1
-    coef = min(xp.asarray(coef).astype(grads[0]._data.dtype), 1.0)
+    coef = min(xp.asarray(coef).astype(total._data.dtype), 1.0)
     for g in grads:
-        g._data *= xp.asarray(coef).astype(g._data.dtype)
+        g._data *= xp.asarray(coef).astype(g._data.real.dtype)
         g._vc[0] += 1
     return total
 
@@ -84,5 +84,7 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     for p in parameters:
         if p._grad is not None:
             g = p._grad
+            if g._data.dtype.kind == "c":  # torch clamps the grad: no complex ordering
+                raise NotImplementedError("clamp is not supported for complex types")
             xp.clip(g._data, -clip_value, clip_value, out=g._data)
             g._vc[0] += 1
