@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch.func
 
 import dyngrad
 import dyngrad.func
-import torch.func
 from conftest import assert_same_tensor, torch
 
 RNG = np.random.default_rng(1234)

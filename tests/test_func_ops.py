@@ -17,12 +17,12 @@ import warnings
 
 import numpy as np
 import pytest
+import torch.func
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dyngrad
 import dyngrad.func
-import torch.func
 from conftest import assert_same_tensor, torch
 from dyngrad._batching import array as batching_array
 from op_table import OPS

@@ -480,7 +480,8 @@ def share(t: Tensor, data) -> Tensor:
 def sample_zero(data):
     """The first sample of every batch level of ``data``: a plain ndarray view of its memory."""
     while type(data) is BatchedArray:
-        data = data.value[(slice(None),) * data.bdim + (0,)]
+        # the Ellipsis keeps a 0-d sample a view (a bare integer index would give a NumPy scalar, a copy)
+        data = data.value[(slice(None),) * data.bdim + (0, Ellipsis)]
     return data
 
 

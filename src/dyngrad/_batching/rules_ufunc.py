@@ -167,7 +167,7 @@ def gufunc(ufunc, inputs: tuple, kwargs: dict, level: int):
     loops = [_ndim(x) - c for x, c in zip(inputs, core)]
     m = max(loops)
     phys = []
-    for x, c, k in zip(inputs, core, loops):
+    for x, k in zip(inputs, loops):
         if type(x) is BatchedArray and x.level == level:
             v = move_front(x.value, x.bdim)
             if k < m:
@@ -199,7 +199,10 @@ def matmul(a, b, kwargs: dict, level: int):
         if nb <= 2 and (na == 1 or nb == 2):
             # (B, ..., k) @ (k, m) or (B, k) @ (k,): one product over the flattened rows
             lead = pa.shape[:-1]
-            r = _matmul(pa.reshape(-1, pa.shape[-1]), b, **kwargs)
+            rows = 1
+            for n in lead:  # not reshape(-1, k): NumPy cannot infer -1 beside a k of 0
+                rows *= n
+            r = _matmul(pa.reshape(rows, pa.shape[-1]), b, **kwargs)
             return BatchedArray(r.reshape(lead + r.shape[1:]), 0, level)
     elif bb and not ba:
         pb = move_front(b.value, b.bdim)

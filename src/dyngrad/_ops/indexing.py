@@ -11,8 +11,8 @@ the input's shape with ``IndexPutBackward`` below, itself differentiable
 from __future__ import annotations
 
 from .._backend import along_axis_key, xp
-from .._batching.array import BatchedArray as _BatchedArray
 from .._backend import index_add as _add_at
+from .._batching.array import BatchedArray as _BatchedArray
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from .registry import Op, apply, register

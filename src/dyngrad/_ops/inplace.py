@@ -12,13 +12,13 @@ from __future__ import annotations
 import weakref
 
 from .._backend import xp
+from .._batching.dispatch import copy_slices_node, logical_backward
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.forward_ad import _register as _fw_register
 from ..autograd.grad_mode import _state
 from ..autograd.graph import SavedResult, new_node
-from .._batching.dispatch import copy_slices_node, logical_backward
 from .registry import Op, apply, edge, register
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}

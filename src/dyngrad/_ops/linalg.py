@@ -607,7 +607,9 @@ def _triangular_substitution(t, b, upper: bool):
     n = t.shape[-1]
     batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
     t = xp.broadcast_to(t, batch + t.shape[-2:])
-    x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=t.dtype)
+    # a fresh array (under vmap batched as T or B is: not array(), which would take B's samples only)
+    zero = xp.zeros_like(t[..., :1]) if n else xp.zeros((), dtype=t.dtype)
+    x = (xp.broadcast_to(b, batch + b.shape[-2:]) + zero).astype(t.dtype, copy=False)
     with xp.errstate(all="ignore"):
         for i in range(n - 1, -1, -1) if upper else range(n):
             done = slice(i + 1, n) if upper else slice(0, i)

@@ -570,7 +570,11 @@ def _arg(name, pick, a: Tensor, dim, keepdim):
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         out = xp.asarray(pick(d.reshape(-1)), dtype=xp.int64)
-        return wrap(out.reshape((1,) * d.ndim) if keepdim else out)
+        if not keepdim:
+            return wrap(out)
+        # under vmap torch's batching rule (it flattens each sample) keeps one dim, not all of them
+        kept = d.ndim if type(d) is xp.ndarray or d.ndim == 0 else 1
+        return wrap(out.reshape((1,) * kept))
     axis = _wrap_dim(dim, d.ndim)
     if d.ndim == 0:
         return wrap(xp.zeros((), dtype=xp.int64))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
-
-_ndarray = xp.ndarray
 from . import graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+_ndarray = xp.ndarray
 
 __all__ = [
     "detect_anomaly",

@@ -131,8 +131,8 @@ def _needs_graph(outputs, leaves, grad_was_enabled: bool) -> bool:
 def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, create_graph=True):
     """autograd.grad with torch.func's conventions: outputs that do not require grad are skipped, unused
     inputs get zeros."""
-    from ..autograd import grad as _grad
     from .._creation import zeros_like
+    from ..autograd import grad as _grad
 
     if grad_outputs is None:
         diff = [o for o in outputs if o._requires_grad]
