@@ -701,14 +701,16 @@ def loop(func, args: tuple, kwargs: dict, level: int, name: str):
         for o in out if type(out) is tuple else (out,):
             if o is not None and not (type(o) is BatchedArray and o.level == level):
                 unbatched_write(np.shape(o), batch_size_at(list(args), level))
-    if FALLBACK_LOG is not None:
-        FALLBACK_LOG.append(op_name(name))
-    warn_fallback(name)
     from .context import allocating
 
     n = batch_size_at(list(args) + list(kwargs.values()), level)
     with allocating(None):  # one sample's call allocates one sample's arrays
         results = [func(*sample(args, i, level), **sample(kwargs, i, level)) for i in range(n)]
+    # warned after the samples ran: an error of the first sample is the op's own (torch's kernel raises it on
+    # the batch, before any loop), not a loop's
+    if FALLBACK_LOG is not None:
+        FALLBACK_LOG.append(op_name(name))
+    warn_fallback(name)
     return stack_samples(results, level)
 
 

@@ -113,7 +113,7 @@ def _retry(op, arrays, params, first):
     if level < 0:  # nothing batched: the error is the op's own
         raise first
     size = batch_size_at(list(arrays) + list(params), level)
-    lifted_a, lifted_p = _lift(arrays, level, size), _lift(params, level, size)
+    lifted_a, lifted_p = _lift(arrays, level, size, True), _lift(params, level, size)
     if lifted_a is not None or lifted_p is not None:
         lifted_a = lifted_a if lifted_a is not None else list(arrays)
         lifted_p = lifted_p if lifted_p is not None else list(params)
@@ -131,13 +131,14 @@ def _retry(op, arrays, params, first):
     return loop_forward(op, arrays, params, level)
 
 
-def _lift(items, level, size):
-    """``items`` with every plain array broadcast over the batch of ``level``; None when there is none."""
+def _lift(items, level, size, scalars=False):
+    """``items`` with every plain array broadcast over the batch of ``level``; None when there is none.
+    0-d arrays too with ``scalars`` (the op's inputs; a 0-d parameter is a number the kernel reads)."""
     found = []
 
     def lift(x):
         t = type(x)
-        if t is _ndarray and x.ndim:
+        if t is _ndarray and (scalars or x.ndim):
             found.append(x)
             return BatchedArray(np.broadcast_to(x, (size,) + x.shape), 0, level)
         if t is list:
@@ -154,14 +155,16 @@ def loop_forward(op, arrays, params, level):
     """The op once per sample of ``level`` (torch's fallback), results stacked; warns with torch's text."""
     from .array import FALLBACK_LOG, stack_samples
 
-    if FALLBACK_LOG is not None:
-        FALLBACK_LOG.append(_aten(op))
-    warn_fallback(_aten(op))
     n = batch_size_at(list(arrays) + list(params), level)
     results = []
     with context.allocating(None):  # one sample's kernel allocates one sample's arrays
         for i in range(n):
             results.append(_forward_sample(op, arrays, params, i, level))
+    # warned once the samples ran: an error a sample raises is the op's own (torch's kernel raises it for the
+    # batch), not the sign of a missing rule
+    if FALLBACK_LOG is not None:
+        FALLBACK_LOG.append(_aten(op))
+    warn_fallback(_aten(op))
     return stack_samples(results, level)
 
 

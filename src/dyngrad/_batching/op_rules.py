@@ -150,6 +150,19 @@ def _axis_first(op, arrays, params):
     return _wrap_front(out, order)
 
 
+def _axis_first_pair(op, arrays, params):
+    """A (values, indices) reduction of one array along the axis of its first parameter whose kernel runs row
+    by row (mode): every batch level goes first, the axis past them, and both results keep the levels."""
+    (a,) = arrays
+    if type(a) is not BatchedArray or a.ndim == 0:
+        return op.forward(a, *params)
+    phys, order = _physical_front(a)
+    axis = (params[0] % a.ndim) + len(order)
+    with plain():
+        outs = op.forward(phys, axis, *params[1:])
+    return tuple(_wrap_front(o, order) for o in outs)
+
+
 def _all_levels_front(arrays):
     """Each array with every batch level of any of them first (lowest level first), broadcast to their sizes
     (None stays None); and the levels and sizes."""
@@ -296,6 +309,7 @@ def load() -> dict:
     from .._ops import sorting
 
     RULES[sorting.NanmedianBackward0] = _nanmedian_all
+    RULES[sorting.ModeBackward0] = _axis_first_pair
     RULES[conv.Im2ColBackward0] = _first_dim_batch
     RULES[conv.Col2ImBackward0] = _first_dim_batch
     _load_elementwise()
@@ -355,4 +369,5 @@ ELEMENTWISE = (
     "IgammaBackward0", "IgammacBackward0", "SpecialNdtriBackward0", "SpecialLogNdtrBackward0",
     "SpecialErfcxBackward0", "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",
     "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "I0Backward0", "SpecialEntrBackward0",
+    "StandardGammaGradBackward0",
 )

@@ -163,12 +163,27 @@ def setitem(a, key, values) -> None:
         batch = next(k.batch_size for k in [values] + keys if type(k) is BatchedArray and k.level == level)
         unbatched_write(np.shape(a), batch)
     fa = move_front(a.value, a.bdim)
+    if _mask_fill(fa, a, key, values, level):
+        return
     items = _normalize(key, a.ndim)
     plan = _plan(items, level, a.batch_size, a.ndim)
     v = _physical_values(values, plan, level)
     if type(v) is BatchedArray and type(fa) is not BatchedArray:
         unbatched_write(a.shape, v.batch_size)
     fa[plan.key] = v
+
+
+def _mask_fill(fa, a, key, values, level) -> bool:
+    """``a[mask] = value`` with a mask per sample shaped as ``a`` and one value (a kernel's ``count[count == 0] = 1``):
+    every sample at once on the physical arrays, the mask's batch dim moved as ``a``'s. False when not that form."""
+    if not (type(key) is BatchedArray and key.level == level and key.dtype.kind == "b" and key.shape == a.shape
+            and type(values) is not BatchedArray and np.ndim(values) == 0):
+        return False
+    mask = move_front(key.value, key.bdim)
+    if type(mask) is not _ndarray or type(fa) is not _ndarray or mask.shape != fa.shape:
+        return False
+    fa[mask] = values
+    return True
 
 
 def ufunc_at(ufunc, inputs: tuple, level: int) -> None:

@@ -976,7 +976,8 @@ def _logsumexp_array(a, axes, keepdim):
         m = (a.real if a.dtype.kind == "c" else a).max(axis=axes, keepdims=True)
     else:
         m = None
-    if m is not None and xp.isfinite(m).all():  # the common case, without error-state bookkeeping
+    # the common case, without error-state bookkeeping (under vmap the general path: no test of values)
+    if m is not None and type(m) is xp.ndarray and xp.isfinite(m).all():
         s = xp.exp(a - m).sum(axis=axes, keepdims=keepdim)
         return xp.log(s) + m.reshape(s.shape)
     with xp.errstate(divide="ignore", invalid="ignore"):
