@@ -116,12 +116,12 @@ def test_module_mode_runs_a_projects_tests_with_pytest(tmp_path) -> None:
 
 
 def test_names_dyngrad_lacks_say_so() -> None:
-    run = _run("-m", "dyngrad", "-c", "import torch.distributed")
+    run = _run("-m", "dyngrad", "-c", "import torch.onnx")
     assert run.returncode == 1
     assert run.stderr == (
         'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
-        "ModuleNotFoundError: No module named 'torch.distributed': dyngrad, running in place of torch, does not "
-        "provide torch.distributed (there is no dyngrad.distributed)\n"
+        "ModuleNotFoundError: No module named 'torch.onnx': dyngrad, running in place of torch, does not "
+        "provide torch.onnx (there is no dyngrad.onnx)\n"
     )
     run = _run("-m", "dyngrad", "-c", "import torch; torch.compile")
     assert run.stderr.endswith(

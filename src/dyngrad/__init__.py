@@ -206,11 +206,11 @@ def promote_types(a, b):
 
 def __getattr__(name: str):
     """A missing top-level name: say that dyngrad lacks it (torch programs reach here as ``torch.<name>``).
-    ``distributions`` is imported on first use (as an attribute; ``import dyngrad.distributions`` works too)."""
-    if name == "distributions":
+    ``distributions`` and ``distributed`` are imported on first use (as an attribute; ``import dyngrad.distributions`` works too)."""
+    if name in ("distributions", "distributed"):
         import importlib
 
-        return importlib.import_module(".distributions", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(
         f"module 'dyngrad' has no attribute '{name}' (dyngrad does not provide torch.{name}; "
         "docs/differences.md lists what is missing)"

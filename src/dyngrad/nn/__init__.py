@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils  # noqa: E402
+from . import functional, init, parallel, utils  # noqa: E402
 from .modules import *  # noqa: F403 - the layer classes, as torch.nn exposes them
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["functional", "init", "utils", "Parameter", "Buffer", *_modules_all]
+__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer", *_modules_all]

@@ -12,6 +12,42 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Adadelta(Optimizer):
+    """Adadelta (Zeiler, 2012), as ``torch.optim.Adadelta``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        v = rho * v + (1 - rho) * g**2;  delta = sqrt(u + eps) / sqrt(v + eps) * g
+        u = rho * u + (1 - rho) * delta**2;  p -= lr * delta
+
+    Formula source: the PyTorch documentation of ``torch.optim.Adadelta``; Zeiler, *ADADELTA: An Adaptive
+    Learning Rate Method*, 2012.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): coefficient that scales delta before it is applied. Default 1.0.
+        rho (float): decay rate of the running averages. Default 0.9.
+        eps (float): added inside the square roots for numerical stability. Default 1e-6.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, rho, eps or weight_decay, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.Adadelta([w])
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.9903, -1.9903])
+    """
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False) -> None:
         if not 0.0 <= lr:

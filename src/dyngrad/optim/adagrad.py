@@ -12,6 +12,42 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Adagrad(Optimizer):
+    """Adagrad (Duchi et al., 2011), as ``torch.optim.Adagrad``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        clr = lr / (1 + (t - 1) * lr_decay);  s += g**2;  p -= clr * g / (sqrt(s) + eps)
+
+    Formula source: the PyTorch documentation of ``torch.optim.Adagrad``; Duchi, Hazan & Singer, *Adaptive
+    Subgradient Methods*, JMLR 2011.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-2.
+        lr_decay (float): learning-rate decay per step. Default 0.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        initial_accumulator_value (float): starting value of the sum of squares. Default 0.
+        eps (float): added to the denominator for numerical stability. Default 1e-10.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, lr_decay, weight_decay, initial_accumulator_value or eps, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.Adagrad([w], lr=0.5)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.1564, -0.9836])
+    """
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None) -> None:
         if not 0.0 <= lr:

@@ -31,6 +31,45 @@ def _zeros_like(p):
 
 
 class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2015), as ``torch.optim.Adam``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g**2
+        p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+        (amsgrad uses the running maximum of v; decoupled_weight_decay is AdamW's p *= 1 - lr * weight_decay)
+
+    Formula source: the PyTorch documentation of ``torch.optim.Adam``; Kingma & Ba, *Adam: A Method for
+    Stochastic Optimization*, ICLR 2015; AMSGrad after Reddi et al., ICLR 2018.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-3.
+        betas (tuple of float): decay rates of the first and second moment estimates. Default (0.9, 0.999).
+        eps (float): added to the denominator for numerical stability. Default 1e-8.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        amsgrad (bool): use the maximum of past second moments (AMSGrad). Default False.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        decoupled_weight_decay (bool): decay the weights directly, as AdamW. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.Adam([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.7016, -1.7006])
+    """
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False) -> None:

@@ -20,6 +20,43 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class ASGD(Optimizer):
+    """ASGD, averaged stochastic gradient descent (Polyak & Juditsky, 1992), as ``torch.optim.ASGD``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        p *= 1 - lambd * eta;  p -= eta * g;  ax = ax + mu * (p - ax)
+        eta = lr / (1 + lambd * lr * t)**alpha;  mu = 1 / max(1, t - t0)
+
+    Formula source: the PyTorch documentation of ``torch.optim.ASGD``; Polyak & Juditsky, *Acceleration of
+    Stochastic Approximation by Averaging*, 1992.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-2.
+        lambd (float): decay term. Default 1e-4.
+        alpha (float): power of the eta update. Default 0.75.
+        t0 (float): the step at which averaging starts. Default 1e6.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr or weight_decay, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.ASGD([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.5120, -1.0240])
+    """
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False) -> None:
         if not 0.0 <= lr:

@@ -121,6 +121,46 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 
 class LBFGS(Optimizer):
+    """L-BFGS, a limited-memory quasi-Newton method (Nocedal & Wright, algorithm 7.4), as ``torch.optim.LBFGS``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        d = -H g (two-loop recursion over the last history_size curvature pairs)
+        p += t d, with t = lr or the step of a strong-Wolfe line search (line_search_fn="strong_wolfe")
+
+    Formula source: the PyTorch documentation of ``torch.optim.LBFGS``; Nocedal & Wright, *Numerical
+    Optimization*, 2nd ed., algorithms 7.4 and 3.5.
+
+    Args:
+        params: an iterable of tensors (one parameter group only).
+        lr (float): step length, or the line search's first trial step. Default 1.
+        max_iter (int): iterations per ``step(closure)``. Default 20.
+        max_eval (int or None): closure calls per step. Default ``max_iter * 5 // 4``.
+        tolerance_grad (float): stop when the largest gradient element is below it. Default 1e-7.
+        tolerance_change (float): stop when the step or the loss changes less than this. Default 1e-9.
+        history_size (int): curvature pairs kept. Default 100.
+        line_search_fn (str or None): None or ``"strong_wolfe"``. Default None.
+
+    Raises:
+        ValueError: a negative lr, or more than one parameter group (torch's texts).
+        RuntimeError: a line_search_fn other than "strong_wolfe", at the first step (torch's text).
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.LBFGS([w], line_search_fn="strong_wolfe")
+            >>> def closure():
+            ...     opt.zero_grad()
+            ...     loss = ((w - torch.tensor([3.0, 0.5])) ** 2).sum()
+            ...     loss.backward()
+            ...     return loss
+            >>> opt.step(closure)
+            tensor(10.2500, grad_fn=<SumBackward0>)
+            >>> w.detach()
+            tensor([3.0000, 0.5000])
+    """
+
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None) -> None:
         if not 0.0 <= lr:

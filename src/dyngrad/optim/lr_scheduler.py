@@ -45,7 +45,14 @@ def _warn_get_lr_called_within_step(s) -> None:
 
 
 class LRScheduler:
-    """Base class: ``step()`` moves ``last_epoch`` on and writes ``get_lr()`` into the param groups."""
+    """Base class: ``step()`` moves ``last_epoch`` on and writes ``get_lr()`` into the param groups.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.LRScheduler``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     _get_lr_called_within_step = False
     _is_initial = False
@@ -134,7 +141,15 @@ def _lr_lambdas(optimizer, lr_lambda) -> list:
 
 
 class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch)."""
+    """lr = base_lr * lr_lambda(epoch).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.LambdaLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        lr_lambda (callable or list of callables): epoch -> factor, one per param group or one for all.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -161,7 +176,15 @@ class LambdaLR(LRScheduler):
 
 
 class MultiplicativeLR(LRScheduler):
-    """lr = lr * lr_lambda(epoch) at each step after the first (the factors compound)."""
+    """lr = lr * lr_lambda(epoch) at each step after the first (the factors compound).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.MultiplicativeLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        lr_lambda (callable or list of callables): epoch -> factor applied to the current lr.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -183,7 +206,16 @@ class MultiplicativeLR(LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiply the lr by gamma every ``step_size`` epochs."""
+    """Multiply the lr by gamma every ``step_size`` epochs.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.StepLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        step_size (int): epochs between two decays.
+        gamma (float): the decay factor. Default 0.1.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.step_size = step_size
@@ -201,7 +233,16 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiply the lr by gamma at each milestone."""
+    """Multiply the lr by gamma at each milestone.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.MultiStepLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        milestones (list of int): the epochs at which the lr decays (a repeated epoch decays twice).
+        gamma (float): the decay factor. Default 0.1.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, milestones, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.milestones = Counter(milestones)
@@ -220,7 +261,15 @@ class MultiStepLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiply the lr by gamma every epoch."""
+    """Multiply the lr by gamma every epoch.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.ExponentialLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        gamma (float): the decay factor per epoch.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
@@ -237,7 +286,16 @@ class ExponentialLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    """lr = base_lr * factor until epoch ``total_iters``, then base_lr (chainable: divides by factor there)."""
+    """lr = base_lr * factor until epoch ``total_iters``, then base_lr (chainable: divides by factor there).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.ConstantLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        factor (float): the lr multiplier until ``total_iters`` (between 0 and 1). Default 1/3.
+        total_iters (int): epochs with the reduced lr. Default 5.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1) -> None:
         if factor > 1.0 or factor < 0:
@@ -260,7 +318,17 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """Scale the lr linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs."""
+    """Scale the lr linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.LinearLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        start_factor (float): the multiplier at the first epoch (in (0, 1]). Default 1/3.
+        end_factor (float): the multiplier from ``total_iters`` on (in [0, 1]). Default 1.0.
+        total_iters (int): epochs of the linear change. Default 5.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5,
                  last_epoch: int = -1) -> None:
@@ -290,7 +358,16 @@ class LinearLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power (chainable ratio form per step)."""
+    """lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power (chainable ratio form per step).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.PolynomialLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        total_iters (int): epochs until the lr reaches 0. Default 5.
+        power (float): the polynomial's power. Default 1.0.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
         self.total_iters = total_iters
@@ -311,7 +388,16 @@ class PolynomialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """Cosine annealing from base_lr to ``eta_min`` over ``T_max`` epochs (SGDR without restarts)."""
+    """Cosine annealing from base_lr to ``eta_min`` over ``T_max`` epochs (SGDR without restarts).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.CosineAnnealingLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        T_max (int): epochs of the half cosine.
+        eta_min (float): the smallest lr. Default 0.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:  # noqa: N803
         self.T_max = T_max
@@ -340,7 +426,16 @@ class CosineAnnealingLR(LRScheduler):
 
 
 class SequentialLR(LRScheduler):
-    """Run ``schedulers`` one after another, switching at ``milestones``."""
+    """Run ``schedulers`` one after another, switching at ``milestones``.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.SequentialLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        schedulers (list of LRScheduler): the schedulers, in order.
+        milestones (list of int): the epochs at which the next scheduler takes over (one fewer than schedulers).
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch: int = -1) -> None:
         name = type(self).__name__
@@ -408,7 +503,14 @@ def _check_schedulers(name: str, optimizer, schedulers) -> None:
 class ChainedScheduler(LRScheduler):
     """Step every scheduler in ``schedulers`` on each ``step()`` (their chainable updates compose).
 
-    Unlike the other schedulers it takes no initial step of its own on construction."""
+    Unlike the other schedulers it takes no initial step of its own on construction.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.ChainedScheduler``.
+
+    Args:
+        schedulers (list of LRScheduler): the chainable schedulers to step together.
+        optimizer (Optimizer or None): their optimizer; taken from the first scheduler if None.
+    """
 
     def __init__(self, schedulers, optimizer=None) -> None:
         name = type(self).__name__
@@ -435,7 +537,25 @@ class CyclicLR(LRScheduler):
     ``step_size_up + step_size_down`` iterations, scaled per cycle (triangular, triangular2) or per
     iteration (exp_range: gamma ** iteration), or by a custom ``scale_fn``. With ``cycle_momentum`` the
     momentum (SGD) or beta1 (Adam-like) moves the opposite way between ``max_momentum`` and ``base_momentum``.
-    Construction sets each group's lr to ``base_lr``."""
+    Construction sets each group's lr to ``base_lr``.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.CyclicLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        base_lr (float or list): the lower bound of the cycle, per group or for all.
+        max_lr (float or list): the upper bound of the cycle.
+        step_size_up (int): iterations of the rising half. Default 2000.
+        step_size_down (int or None): iterations of the falling half; ``step_size_up`` if None.
+        mode (str): ``"triangular"``, ``"triangular2"`` or ``"exp_range"``. Default "triangular".
+        gamma (float): the base of ``exp_range``'s scaling. Default 1.0.
+        scale_fn (callable or None): a custom scaling of the amplitude; overrides ``mode``.
+        scale_mode (str): ``"cycle"`` or ``"iterations"``, the argument of ``scale_fn``. Default "cycle".
+        cycle_momentum (bool): cycle momentum (or beta1) inversely to the lr. Default True.
+        base_momentum (float or list): the lower momentum bound. Default 0.8.
+        max_momentum (float or list): the upper momentum bound. Default 0.9.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
                  gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
@@ -549,7 +669,17 @@ class CyclicLR(LRScheduler):
 
 class CosineAnnealingWarmRestarts(LRScheduler):
     """SGDR: cosine annealing from base_lr to ``eta_min`` over T_i epochs, restarting with
-    T_i = T_0 * T_mult ** restarts. ``step(epoch)`` accepts fractional epochs (e.g. epoch + batch / n)."""
+    T_i = T_0 * T_mult ** restarts. ``step(epoch)`` accepts fractional epochs (e.g. epoch + batch / n).
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.CosineAnnealingWarmRestarts``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        T_0 (int): epochs of the first cycle.
+        T_mult (int): the factor that lengthens each cycle (>= 1). Default 1.
+        eta_min (float): the smallest lr. Default 0.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,  # noqa: N803
                  last_epoch: int = -1) -> None:
@@ -608,7 +738,26 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: warm up to ``max_lr`` then anneal to ``max_lr / div_factor / final_div_factor``,
-    cycling momentum (or beta1) the other way."""
+    cycling momentum (or beta1) the other way.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.OneCycleLR``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        max_lr (float or list): the peak lr.
+        total_steps (int or None): steps of the cycle; else ``epochs * steps_per_epoch``.
+        epochs (int or None): with ``steps_per_epoch``, the cycle's length.
+        steps_per_epoch (int or None): with ``epochs``, the cycle's length.
+        pct_start (float): the fraction of the cycle spent rising. Default 0.3.
+        anneal_strategy (str): ``"cos"`` or ``"linear"``. Default "cos".
+        cycle_momentum (bool): cycle momentum (or beta1) inversely to the lr. Default True.
+        base_momentum (float or list): the lower momentum bound. Default 0.85.
+        max_momentum (float or list): the upper momentum bound. Default 0.95.
+        div_factor (float): initial lr = max_lr / div_factor. Default 25.
+        final_div_factor (float): final lr = initial lr / final_div_factor. Default 1e4.
+        three_phase (bool): a third phase annealing to the final lr (fast.ai's schedule). Default False.
+        last_epoch (int): the index of the last epoch, to resume a schedule; -1 starts it. Default -1.
+    """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
@@ -717,7 +866,21 @@ class OneCycleLR(LRScheduler):
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """Multiply the lr by ``factor`` when ``step(metric)`` has not improved for ``patience`` epochs."""
+    """Multiply the lr by ``factor`` when ``step(metric)`` has not improved for ``patience`` epochs.
+
+    Source: the PyTorch documentation of ``torch.optim.lr_scheduler.ReduceLROnPlateau``.
+
+    Args:
+        optimizer (Optimizer): the optimizer whose param groups' ``lr`` it sets.
+        mode (str): ``"min"`` (a metric to lower) or ``"max"``. Default "min".
+        factor (float): the lr multiplier on a plateau (< 1). Default 0.1.
+        patience (int): epochs without improvement before the lr is reduced. Default 10.
+        threshold (float): the smallest change that counts as improvement. Default 1e-4.
+        threshold_mode (str): ``"rel"`` or ``"abs"``, how ``threshold`` is compared. Default "rel".
+        cooldown (int): epochs to wait after a reduction before counting again. Default 0.
+        min_lr (float or list): the lower bound of the lr. Default 0.
+        eps (float): a reduction smaller than this is not applied. Default 1e-8.
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8) -> None:

@@ -13,6 +13,45 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class NAdam(Optimizer):
+    """NAdam, Adam with Nesterov momentum (Dozat, 2016), as ``torch.optim.NAdam``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        mu_t = beta1 * (1 - 0.5 * 0.96**(t * momentum_decay));  m, v as in Adam
+        p -= lr * (1 - mu_t) / (1 - prod(mu)) * g / denom + lr * mu_{t+1} / (1 - prod(mu) * mu_{t+1}) * m / denom
+        with denom = sqrt(v / (1 - beta2**t)) + eps
+
+    Formula source: the PyTorch documentation of ``torch.optim.NAdam``; Dozat, *Incorporating Nesterov Momentum
+    into Adam*, ICLR 2016 workshop.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 2e-3.
+        betas (tuple of float): decay rates of the moment estimates. Default (0.9, 0.999).
+        eps (float): added to the denominator for numerical stability. Default 1e-8.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        momentum_decay (float): the schedule's momentum decay. Default 4e-3.
+        decoupled_weight_decay (bool): decay the weights directly (NAdamW). Default False.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, eps, beta, weight_decay or momentum_decay, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.NAdam([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.7527, -1.7475])
+    """
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False) -> None:

@@ -72,7 +72,39 @@ def lerp_(a, end, weight: float):
 
 
 class Optimizer:
-    """Base class for all optimizers (torch.optim.Optimizer)."""
+    """Base class for all optimizers, as ``torch.optim.Optimizer``.
+
+    A subclass passes its hyper-parameters as ``defaults`` and implements the update; the base class
+    keeps the parameter groups (``param_groups``: a list of dicts, each with ``"params"`` and every
+    option, a group's own value overriding the default), the per-parameter ``state`` (a dict keyed
+    by parameter), ``zero_grad``, ``step`` with its pre/post hooks, ``add_param_group``, and
+    ``state_dict``/``load_state_dict`` in torch's layout (parameters numbered in group order), so an
+    optimizer checkpoint moves between dyngrad and torch.
+
+    Source: the PyTorch documentation of ``torch.optim.Optimizer``.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups.
+        defaults (dict): the default value of each option, used where a group does not set it.
+
+    Raises:
+        TypeError: ``params`` is a single tensor, or an element is not a tensor (torch's texts).
+        ValueError: ``params`` is empty ("optimizer got an empty parameter list"), or a parameter
+            appears in more than one group.
+
+    Example:
+        With ``import dyngrad as torch``::
+
+            >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+            >>> b = torch.tensor([0.5], requires_grad=True)
+            >>> opt = torch.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1)
+            >>> [g["lr"] for g in opt.param_groups]
+            [0.1, 0.5]
+            >>> (w.sum() + b.sum()).backward()
+            >>> opt.step()
+            >>> w.detach(), b.detach()
+            (tensor([0.9000, 1.9000]), tensor([0.]))
+    """
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults

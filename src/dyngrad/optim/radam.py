@@ -12,6 +12,43 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class RAdam(Optimizer):
+    """RAdam, rectified Adam (Liu et al., 2020), as ``torch.optim.RAdam``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        rho_inf = 2 / (1 - beta2) - 1;  rho_t = rho_inf - 2 t beta2**t / (1 - beta2**t)
+        rho_t > 5: p -= lr * m_hat * rect * sqrt(1 - beta2**t) / (sqrt(v) + eps);  otherwise p -= lr * m_hat
+
+    Formula source: the PyTorch documentation of ``torch.optim.RAdam``; Liu et al., *On the Variance of the
+    Adaptive Learning Rate and Beyond*, ICLR 2020.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-3.
+        betas (tuple of float): decay rates of the moment estimates. Default (0.9, 0.999).
+        eps (float): added to the denominator for numerical stability. Default 1e-8.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        decoupled_weight_decay (bool): decay the weights directly, as AdamW. Default False.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, eps, beta or weight_decay, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.RAdam([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.4623, -0.9246])
+    """
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False) -> None:
         _check_adam_args(lr, eps, betas, weight_decay)

@@ -12,6 +12,44 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
 
 
 class RMSprop(Optimizer):
+    """RMSprop (Hinton's lecture 6e; Graves, 2013 for the centered form), as ``torch.optim.RMSprop``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        v = alpha * v + (1 - alpha) * g**2;  avg = sqrt(v) (centered: sqrt(v - mean(g)**2)) + eps
+        p -= lr * g / avg   (with momentum: buf = momentum * buf + g / avg;  p -= lr * buf)
+
+    Formula source: the PyTorch documentation of ``torch.optim.RMSprop``; Graves, *Generating Sequences With
+    Recurrent Neural Networks*, 2013.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-2.
+        alpha (float): smoothing constant of the squared-gradient average. Default 0.99.
+        eps (float): added to the denominator for numerical stability. Default 1e-8.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        momentum (float): momentum factor. Default 0.
+        centered (bool): normalise by the estimated variance of the gradient. Default False.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr, eps, momentum, weight_decay or alpha, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.RMSprop([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 3.0331e-12, -3.0969e-01])
+    """
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False) -> None:
         if not 0.0 <= lr:

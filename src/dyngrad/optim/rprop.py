@@ -18,6 +18,42 @@ from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
 
 
 class Rprop(Optimizer):
+    """Rprop, resilient backpropagation (Riedmiller & Braun, 1993), as ``torch.optim.Rprop``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        s = sign(g * previous g);  step_size *= etaplus (s > 0) or etaminus (s < 0), clamped to step_sizes
+        where s < 0 the gradient is taken as 0;  p -= sign(g) * step_size
+
+    Formula source: the PyTorch documentation of ``torch.optim.Rprop``; Riedmiller & Braun, *A Direct Adaptive
+    Method for Faster Backpropagation Learning: The RPROP Algorithm*, 1993.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): initial step size of every element. Default 1e-2.
+        etas (tuple of float): (etaminus, etaplus), the factors that shrink and grow the step. Default (0.5,
+            1.2).
+        step_sizes (tuple of float): (min, max) allowed step sizes. Default (1e-6, 50).
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: an invalid lr or etas, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.Rprop([w], lr=0.1)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.6360, -1.6360])
+    """
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False) -> None:
         if not 0.0 <= lr:

@@ -12,6 +12,44 @@ from .optimizer import Optimizer, _bump
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent with momentum, as ``torch.optim.SGD``.
+
+    The update, per parameter ``p`` with gradient ``g`` at step ``t``::
+
+        g = grad (or -grad with maximize) + weight_decay * p
+        buf = g on the first step, else momentum * buf + (1 - dampening) * g
+        p -= lr * (g + momentum * buf if nesterov else buf)   (p -= lr * g without momentum)
+
+    Formula source: the PyTorch documentation of ``torch.optim.SGD``; Nesterov momentum after Sutskever et al.,
+    2013.
+
+    Args:
+        params: an iterable of tensors, or of dicts that define parameter groups with their own options.
+        lr (float): learning rate. Default 1e-3.
+        momentum (float): momentum factor. Default 0.
+        dampening (float): dampening of the momentum. Default 0.
+        weight_decay (float): L2 penalty added to the gradient (``g += weight_decay * p``). Default 0.
+        nesterov (bool): Nesterov momentum (needs momentum > 0 and dampening 0). Default False.
+        maximize (bool): ascend the objective instead of descending it. Default False.
+        foreach, capturable, differentiable, fused: accepted as torch accepts them; dyngrad always runs
+            the single-tensor update on the CPU, which gives torch's numbers.
+
+    Raises:
+        ValueError: a negative lr, momentum or weight_decay, or nesterov without momentum, with torch's texts.
+
+    Example:
+        With ``import dyngrad as torch`` (the same lines give the same output on PyTorch)::
+
+            >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+            >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+            >>> for _ in range(3):
+            ...     opt.zero_grad()
+            ...     (w ** 2).sum().backward()
+            ...     opt.step()
+            >>> w.detach()
+            tensor([ 0.0620, -0.1240])
+    """
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None) -> None:
         if lr < 0.0:

@@ -32,6 +32,20 @@ def why_no_grad(tensor: Tensor, loss: Tensor | None = None) -> str:
     Args:
         tensor: the tensor whose ``.grad`` you expected.
         loss: optionally, the tensor you call (or called) ``backward()`` on.
+
+    Returns:
+        str: the reason, e.g. that ``tensor`` does not require grad, is not a leaf (its ``.grad``
+        is not kept without ``retain_grad()``), is not reached from ``loss``'s graph, or got a zero
+        gradient; or that backward has not been run yet.
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> x = torch.tensor([1.0, 2.0])
+        >>> print(torch.viz.why_no_grad(x))
+        it does not require grad: create it with requires_grad=True or call .requires_grad_() before
+        using it (tensors made under torch.no_grad(), or only from tensors that do not require grad,
+        never do).
     """
     fn = tensor._grad_fn
     if fn is not None:
@@ -69,7 +83,29 @@ def why_no_grad(tensor: Tensor, loss: Tensor | None = None) -> str:
 
 
 def graph_memory(root) -> int:
-    """Bytes of the saved tensors still held by the graph behind ``root`` (each array counted once)."""
+    """Bytes of the saved tensors still held by the graph behind ``root`` (each array counted once).
+
+    What a backward pass would need to keep in memory: the arrays the graph's nodes saved for their
+    formulas, each counted once even when several nodes share it (views count their base array).
+    After ``backward()`` without ``retain_graph=True`` the saved values are freed, and this is 0.
+
+    Args:
+        root: a tensor with a ``grad_fn`` (usually the loss), or a ``grad_fn`` node.
+
+    Returns:
+        int: a number of bytes.
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> x = torch.ones(1000, requires_grad=True)
+        >>> loss = (x.exp() * x).sum()
+        >>> torch.viz.graph_memory(loss)   # x and exp(x), float32: 2 * 4000 bytes
+        8000
+        >>> loss.backward()
+        >>> torch.viz.graph_memory(loss)
+        0
+    """
     from ._walk import root_node
 
     node = root_node(root)
@@ -114,6 +150,23 @@ class GrowthMonitor:
     If the graph behind it grows ``patience`` checks in a row, it warns: the usual causes are a
     loss summed across iterations without ``.item()`` and a hidden state carried without
     ``.detach()``, which keep every past iteration's graph (and its saved tensors) alive.
+
+    Args:
+        patience (int): how many checks in a row the graph must grow before the warning. Default 3.
+
+    Warns:
+        GraphGrowthWarning: once, when the graph has grown ``patience`` checks in a row.
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> w = torch.tensor(1.0, requires_grad=True)
+        >>> monitor, total = torch.viz.GrowthMonitor(patience=3), 0
+        >>> for step in range(4):
+        ...     total = total + w * 2          # should have been: total += (w * 2).item()
+        ...     n_nodes = monitor.check(total)
+        >>> monitor.warned, n_nodes
+        (True, 9)
     """
 
     def __init__(self, patience: int = 3) -> None:

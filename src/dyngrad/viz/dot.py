@@ -25,6 +25,24 @@ def to_dot(root, names: dict | None = None) -> str:
 
     Edges run from each input's node to the node that consumed it (the direction of the
     forward pass), so the root is at the bottom, as in the usual pictures of backprop.
+
+    Args:
+        root: a tensor with a ``grad_fn`` (usually the loss), or a ``grad_fn`` node.
+        names: ``{"w": w, ...}``: leaves are labelled with these names instead of "leaf".
+
+    Returns:
+        str: a ``digraph`` in Graphviz's DOT language (no Graphviz needed to make it).
+
+    Raises:
+        TypeError: ``root`` is neither a tensor nor a node.
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
+        >>> dot = torch.viz.to_dot((x * 3).sum(), names={"x": x})
+        >>> dot.splitlines()[:2]
+        ['digraph grad_fn {', '  rankdir=BT;']
     """
     infos = walk(root, names)
     ids = {id(info.node): f"n{i}" for i, info in enumerate(infos)}
@@ -75,6 +93,17 @@ class Graph:
     ``.source`` is the DOT text. ``render(path)`` writes a picture whose format follows the
     file's extension, and Jupyter shows the graph as SVG; both need the ``graphviz`` Python
     package (the ``viz`` extra) and Graphviz's ``dot`` program. ``render("g.dot")`` needs neither.
+
+    Args:
+        source: the DOT text (as ``to_dot`` makes it).
+
+    Example::
+
+        >>> import dyngrad as torch
+        >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
+        >>> g = torch.viz.draw((x * 3).sum(), names={"x": x})
+        >>> g.source == torch.viz.to_dot((x * 3).sum(), names={"x": x})
+        True
     """
 
     def __init__(self, source: str) -> None:

@@ -44,6 +44,15 @@ def _recording(name: str, method):
 class track_origins:
     """Record where nodes are created and tensors modified in place; as a call or a context manager.
 
+    While it is on, every node keeps the file and line of the user code that created it, and every
+    in-place method records where it modified a tensor. When backward then finds a saved value
+    modified in place, its error (torch's ``RuntimeError`` text) goes on to name both lines. It
+    costs a stack inspection per op, so it is for debugging, as torch's anomaly mode.
+
+    Args:
+        enabled (bool): turn the tracking on (True) or off. As a context manager the previous state
+            comes back at the end of the block. Default True.
+
     Example::
 
         with dyngrad.viz.track_origins():

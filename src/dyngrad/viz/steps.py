@@ -34,7 +34,17 @@ class Step:
 
 
 class BackwardRecord:
-    """Collects ``Step``s while active; ``str()`` gives one line per step."""
+    """What ``record_backward`` returns: the steps of the backward passes run inside its block.
+
+    Attributes:
+        steps (list of Step): one per node the engine ran, in the engine's order; each has
+            ``number``, ``node`` (the node's class name), ``grads_in`` (the gradients that arrived,
+            one per output of the node), ``grads_out`` (the gradients it sent, one per input, None
+            where none was needed), ``formula`` (the first line of the op's docstring) and ``leaf``
+            (for AccumulateGrad, the name given in ``names``).
+
+    ``str(record)`` gives one line per step; ``record.table()`` adds each op's formula.
+    """
 
     def __init__(self, names: dict | None = None) -> None:
         self.steps: list = []
@@ -66,6 +76,15 @@ class BackwardRecord:
 
 def record_backward(names: dict | None = None) -> BackwardRecord:
     """Record the backward passes run inside the block.
+
+    The engine reports each node it runs, with the gradients that arrived and those it sent, to
+    the recorder while the ``with`` block is active; several backward passes append to one record.
+
+    Args:
+        names: ``{"x": x, ...}``: the AccumulateGrad steps name these leaves (``x.grad``).
+
+    Returns:
+        BackwardRecord: a context manager; after the block its ``steps`` hold the record.
 
     Example::
 

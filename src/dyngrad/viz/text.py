@@ -23,6 +23,14 @@ def _line(number: int, info) -> str:
 def show(root, names: dict | None = None, file=None) -> None:
     """Print the grad_fn graph behind ``root`` (a tensor or a node) as a tree (see ``tree``).
 
+    Args:
+        root: a tensor with a ``grad_fn`` (usually the loss), or a ``grad_fn`` node.
+        names: ``{"x": x, ...}``: AccumulateGrad lines name these leaves.
+        file: where to print; standard output by default.
+
+    Raises:
+        TypeError: ``root`` is neither a tensor nor a node.
+
     Returns None, so that an interactive session shows the tree once; ``tree`` returns the text.
     """
     print(tree(root, names), file=file if file is not None else sys.stdout)
@@ -34,6 +42,17 @@ def tree(root, names: dict | None = None) -> str:
     Each node is numbered on first sight; a node reached again (a shared subgraph) is shown
     as ``(see [n])`` instead of being printed twice. ``names`` maps a label to a leaf tensor
     (``{"x": x}``, or ``dict(model.named_parameters())``) so AccumulateGrad lines name it.
+
+    Args:
+        root: a tensor with a ``grad_fn`` (usually the loss), or a ``grad_fn`` node. A tensor without
+            one (a leaf, or a result computed under ``no_grad``) gives a one-line tree saying so.
+        names: ``{"x": x, ...}`` or ``dict(model.named_parameters())``.
+
+    Returns:
+        str: one line per node, ``[n] NodeName -> dtype[shape]`` followed by what the node saved.
+
+    Raises:
+        TypeError: ``root`` is neither a tensor nor a node.
 
     Example::
 

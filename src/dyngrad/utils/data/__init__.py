@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import distributed  # noqa: F401  (torch.utils.data.distributed)
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader
 from .dataset import (
@@ -14,6 +15,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
 
@@ -22,7 +24,7 @@ def get_worker_info():
     return None
 
 
-__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+__all__ = ["BatchSampler", "DistributedSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
            "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info",
            "random_split"]

@@ -1,0 +1,3 @@
+"""dyngrad.distributed.nn: the differentiable collectives (``functional``)."""
+
+from . import functional  # noqa: F401
