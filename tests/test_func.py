@@ -409,6 +409,14 @@ def _vmap_unbatched_output(lib):
     return F(lib).vmap(lambda v: m.sum())(T(lib, X))
 
 
+def _vmap_return_types(lib):
+    """Outputs that are torch.return_types (structseqs) keep their type through vmap."""
+    x = T(lib, A3)
+    mx = F(lib).vmap(lambda v: v.max(0))(x)
+    inv = F(lib).vmap(lib.linalg.inv_ex)(T(lib, A3[:, :3, :3]))
+    return mx, mx.indices, inv, inv.info
+
+
 def _vmap_randomness_same(lib):
     lib.manual_seed(0)
     out = F(lib).vmap(lambda v: lib.rand(3) + v * 0, randomness="same")(T(lib, X[:, :3]))
@@ -484,7 +492,7 @@ PROGRAMS = [
     _jacrev_jacrev, _jacfwd_jacfwd, _vmap_jacfwd, _vmap_jacrev, _vmap_hessian, _jvp_of_grad, _grad_vmap_grad,
     _mlp_jacrev, _mlp_hessian, _pinn, _pinn_loss_grad, _ensemble, _ntk, _ntk_jvp, _vmap_in_dims_pytree,
     _vmap_out_dims, _vmap_in_dim_negative, _vmap_kwargs_not_mapped, _vmap_nested_3, _vmap_nested_grad,
-    _vmap_unbatched_output, _vmap_randomness_same, _vmap_randomness_different_shapes, _vmap_autograd_outside,
+    _vmap_unbatched_output, _vmap_return_types, _vmap_randomness_same, _vmap_randomness_different_shapes, _vmap_autograd_outside,
     _vmap_autograd_in_dim_1, _functional_call_multi_dicts, _functional_call_kwargs, _functional_call_tied,
     _batch_norm_replaced,
 ]
@@ -497,12 +505,13 @@ def compare_tree(d, t, path="result"):
         assert sorted(d) == sorted(t), path
         for k in t:
             compare_tree(d[k], t[k], f"{path}[{k!r}]")
+    elif isinstance(t, torch.Size):
+        assert isinstance(d, dyngrad.Size) and tuple(d) == tuple(t), path
     elif isinstance(t, (tuple, list)):
+        assert type(d).__name__ == type(t).__name__, f"{path}: {type(d)} != {type(t)}"  # return_types kept
         assert len(d) == len(t), path
         for i, (a, b) in enumerate(zip(d, t)):
             compare_tree(a, b, f"{path}[{i}]")
-    elif isinstance(t, torch.Size):
-        assert tuple(d) == tuple(t), path
     else:
         assert d == t, f"{path}: {d!r} != {t!r}"
 

@@ -20,6 +20,8 @@ def _kind(x):
     if _is_namedtuple(x):
         return "namedtuple", type(x), list(x)
     t = type(x)
+    if isinstance(x, tuple) and hasattr(t, "n_sequence_fields"):  # torch.return_types.* (a structseq)
+        return "structseq", t, list(x)
     if t is tuple or (isinstance(x, tuple) and not _is_namedtuple(x)):
         return "tuple", None, list(x)
     if t is list or isinstance(x, list):
@@ -65,7 +67,7 @@ class TreeSpec:
 
     def __repr__(self, indent: int = 0) -> str:
         context = self._context
-        if self.kind == "namedtuple":
+        if self.kind in ("namedtuple", "structseq"):
             context = repr(context)
         text = f"TreeSpec({self.kind}, {context}, ["
         if self._children:
@@ -116,6 +118,8 @@ def tree_unflatten(leaves, spec):
             return children
         if s.kind == "dict":
             return dict(zip(s._context, children))
+        if s.kind == "structseq":
+            return s._context(children)
         return s._context(*children)
 
     return build(spec)
