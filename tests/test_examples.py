@@ -151,13 +151,13 @@ def test_examples_write_outside_the_repository_under_names_of_their_own() -> Non
     import tempfile
 
     defaults = []
-    for path in (DIGITS_CNN, DIGITS, EXAMPLES / "draw_graph.py"):
+    for path in (DIGITS_CNN, DIGITS, EXAMPLES / "draw_graph.py", EXAMPLES / "digits_ddp.py"):
         spec = importlib.util.spec_from_file_location(f"defaults_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         args = module.parse_args([])
         defaults.append(Path(getattr(args, "plot", None) or args.out))
-    assert len(set(defaults)) == len(defaults) == 3
+    assert len(set(defaults)) == len(defaults) == 4
     for path in defaults:
         assert path.parent == Path(tempfile.gettempdir()) / "autograd-examples"
         assert EXAMPLES.parent not in path.parents

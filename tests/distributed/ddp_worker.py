@@ -91,4 +91,40 @@ except RuntimeError as e:
     print(f"OK ddp unused parameter error rank={rank}", flush=True)
 else:
     raise AssertionError("a forward after an unfinished reduction did not raise")
+
+# SyncBatchNorm: batch statistics over the three shards are those of the whole batch.
+def make_bn(lib, seed):
+    w = np.random.RandomState(seed)
+    model = lib.nn.Sequential(lib.nn.Linear(4, 6), lib.nn.BatchNorm1d(6), lib.nn.Tanh(), lib.nn.Linear(6, 1)).double()
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(w.randn(*p.shape)))
+    return model
+
+
+reference_model = make_bn(real_torch, 5)
+reference = train(reference_model, real_torch, X, Y, steps=3)
+sync = DDP(torch.nn.SyncBatchNorm.convert_sync_batchnorm(make_bn(torch, 5)))
+assert type(sync.module[1]).__name__ == "SyncBatchNorm"
+got = train(sync, torch, X[shard], Y[shard], steps=3)
+for a, b in zip(got, reference):
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+for name in ("running_mean", "running_var"):
+    np.testing.assert_allclose(getattr(sync.module[1], name).numpy(), getattr(reference_model[1], name).numpy(),
+                               rtol=0, atol=1e-12)
+print(f"OK sync batchnorm rank={rank}", flush=True)
+
+# A checkpoint written by rank 0 mid-training (tests/distributed/resume_worker.py resumes it on 2 processes).
+import os  # noqa: E402
+
+ddp = DDP(make(torch, 100 + rank))
+opt = torch.optim.Adam(ddp.parameters(), lr=0.05)
+for _ in range(2):
+    opt.zero_grad()
+    ((ddp(torch.tensor(X[shard])) - torch.tensor(Y[shard])) ** 2).mean().backward()
+    opt.step()
+if rank == 0:
+    torch.save({"model": ddp.state_dict(), "optimizer": opt.state_dict(), "epoch": 2}, os.environ["CHECKPOINT"])
+dist.barrier()
+print(f"OK checkpoint rank={rank}", flush=True)
 dist.destroy_process_group()

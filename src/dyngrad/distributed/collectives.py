@@ -97,6 +97,17 @@ def _run(async_op: bool, start, finish):
     return None
 
 
+def _same_everywhere(pg, name: str, *arrays) -> None:
+    """Raise on every rank, instead of hanging or corrupting memory, when the ranks' tensors differ in
+    shape or dtype (MPI would read past a smaller buffer). One small all-gather of the metadata."""
+    mine = tuple((a.dtype.str, a.shape) for a in arrays)
+    everyone = pg.comm.allgather(mine)
+    if any(other != mine for other in everyone):
+        described = ", ".join(f"rank {pg.world_ranks[r]} has " + " ".join(f"{np.dtype(d).name}{list(s)}" for d, s in m)
+                              for r, m in enumerate(everyone))
+        raise RuntimeError(f"{name}: the tensors must have the same shape and dtype on every rank, but {described}")
+
+
 def _root(pg, rank: int) -> int:
     if rank not in pg.world_ranks:
         raise ValueError(f"Group {pg} does not contain rank {rank}")
@@ -124,6 +135,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
     pg = comm_of(group)
     MPI = _mpi.mpi()
     w, write_back = _wire(tensor)
+    _same_everywhere(pg, "all_reduce", w)
     mop = _mpi.mpi_op(op)
 
     def finish():
@@ -148,6 +160,7 @@ def reduce(tensor, dst: int = 0, op=ReduceOp.SUM, group=None, async_op: bool = F
     MPI = _mpi.mpi()
     root = group_dst if group_dst is not None else _root(pg, dst)
     w, write_back = _wire(tensor)
+    _same_everywhere(pg, "reduce", w)
     me = pg.comm.Get_rank()
     mop = _mpi.mpi_op(op)
 
@@ -172,6 +185,7 @@ def broadcast(tensor, src: int = 0, group=None, async_op: bool = False, group_sr
     pg = comm_of(group)
     root = group_src if group_src is not None else _root(pg, src)
     w, write_back = _wire(tensor)
+    _same_everywhere(pg, "broadcast", w)
 
     def start(nonblocking):
         return (pg.comm.Ibcast if nonblocking else pg.comm.Bcast)(w, root=root)
@@ -200,6 +214,7 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     pg = comm_of(group)
     _check_list(tensor_list, pg.size(), "all_gather")
     send, recv = _gather_buffer(tensor, pg.size())
+    _same_everywhere(pg, "all_gather", send)
 
     def finish():
         for out, part in zip(tensor_list, recv):
@@ -218,6 +233,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
     if output_tensor.numel() != input_tensor.numel() * pg.size():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
     send, recv = _gather_buffer(input_tensor, pg.size())
+    _same_everywhere(pg, "all_gather_into_tensor", send)
 
     def start(nonblocking):
         return (pg.comm.Iallgather if nonblocking else pg.comm.Allgather)(send, recv)
@@ -238,6 +254,7 @@ def gather(tensor, gather_list=None, dst: int = 0, group=None, async_op: bool = 
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     send, recv = _gather_buffer(tensor, pg.size())
+    _same_everywhere(pg, "gather", send)
 
     def finish():
         if me == root:
@@ -274,6 +291,7 @@ def scatter(tensor, scatter_list=None, src: int = 0, group=None, async_op: bool 
 
 def _reduce_scatter(output, send, op, pg, async_op):
     w, write_back = _wire(output)
+    _same_everywhere(pg, "reduce_scatter", w, send)
     mop = _mpi.mpi_op(op)
 
     def finish():

@@ -7,6 +7,7 @@ A ``ProcessGroup`` wraps an MPI communicator. Ranks are those of the default gro
 from __future__ import annotations
 
 import os
+import sys
 from datetime import timedelta
 
 from . import _mpi
@@ -158,6 +159,24 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size:
         raise ValueError(f"rank {rank} does not match this process's MPI rank {comm.Get_rank()}")
     _STATE.default = ProcessGroup(comm, list(range(comm.Get_size())))
     _STATE.backend = Backend.MPI
+    if comm.Get_size() > 1:
+        _abort_on_uncaught_exception(MPI)
+
+
+def _abort_on_uncaught_exception(MPI) -> None:
+    """An exception that ends one rank ends the job (MPI_Abort) after its traceback is printed: the other ranks
+    would otherwise wait forever in their next collective. (``python -m mpi4py`` does the same.)"""
+    previous = sys.excepthook
+    if getattr(previous, "_dyngrad_abort", False):
+        return
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(1)
+
+    hook._dyngrad_abort = True
+    sys.excepthook = hook
 
 
 def destroy_process_group(group=None) -> None:
