@@ -65,6 +65,7 @@ def _import_libs():
 
     torch.set_num_threads(1)
     import autograd_workloads
+    import func_workloads
     import distribution_workloads
     import module_workloads
     import nn_workloads
@@ -73,7 +74,7 @@ def _import_libs():
     import workloads
 
     # issue 2's rows, then issue 3's (N), issue 4's (A), issue 5's (M), the special functions' and spectral ones (S),
-    # the distributions' (D)
+    # the distributions' (D), torch.func's (F)
     workloads.ALL = {
         **workloads.WORKLOADS,
         **nn_workloads.WORKLOADS,
@@ -81,6 +82,7 @@ def _import_libs():
         **module_workloads.WORKLOADS,
         **special_workloads.WORKLOADS,
         **spectral_workloads.WORKLOADS,
+        **func_workloads.WORKLOADS,
         **distribution_workloads.WORKLOADS,
     }
     return numpy, torch, dyngrad, workloads

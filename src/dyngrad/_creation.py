@@ -514,28 +514,40 @@ def _like(t: Tensor, dtype, device=None):
     return t._data.shape, (t._data.dtype if dtype is None else _dtype.to_numpy(dtype))
 
 
+def _like_array(t: Tensor, npd, make):
+    """``make(shape, npd)`` for the shape of ``t``; for a tensor batched by vmap, one per sample (laid out as
+    ``t``), as torch's batching rules of the *_like factories give."""
+    d = t._data
+    if type(d) is xp.ndarray:
+        return make(d.shape, npd)
+    from ._batching.array import from_layout, layout, physical
+
+    return from_layout(make(physical(d).shape, npd), layout(d))
+
+
 def zeros_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(xp.zeros(shape, dtype=npd), requires_grad)
+    return _finish(_like_array(t, npd, lambda s, d: xp.zeros(s, dtype=d)), requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(xp.ones(shape, dtype=npd), requires_grad)
+    return _finish(_like_array(t, npd, lambda s, d: xp.ones(s, dtype=d)), requires_grad)
 
 
 def empty_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(xp.empty(shape, dtype=npd), requires_grad)
+    return _finish(_like_array(t, npd, lambda s, d: xp.empty(s, dtype=d)), requires_grad)
 
 
 def full_like(t: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    return _finish(_full_array(shape, _scalar(fill_value), npd), requires_grad)
+    value = _scalar(fill_value)
+    return _finish(_like_array(t, npd, lambda s, d: _full_array(s, value, d)), requires_grad)
 
 
 # ------------------------------------------------------------------ random

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._batching.array import BatchedArray as _BatchedArray  # a vmapped tensor's data (dyngrad.func.vmap)
+
 
 class dtype:
     """A tensor element type; ``repr`` is torch's (``torch.float32``)."""
@@ -240,7 +242,7 @@ def result_type(*operands) -> np.dtype:
     """torch.result_type for NumPy arrays (tensor data, 0-d counts as zero-dim) and Python scalars."""
     dim = zero = wrapped = None
     for op in operands:
-        if isinstance(op, np.ndarray):
+        if isinstance(op, np.ndarray) or type(op) is _BatchedArray:
             if op.ndim:
                 dim = op.dtype if dim is None else promote_types(dim, op.dtype)
             else:

@@ -204,6 +204,27 @@ _LEAF_ONLY_DETACH = (
 )
 
 
+class _Transforms:
+    depth = 0  # how many dyngrad.func transforms (vmap, grad, vjp, jvp) are running: func/_transforms.py
+
+
+_TRANSFORMS = _Transforms()
+_REQUIRES_GRAD_IN_TRANSFORM = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside of "
+    "a function being transformed by a functorch transform. This is unsupported, please attempt to use the functorch "
+    "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+    "transformed instead."
+)
+
+
+def _called_by_user() -> bool:
+    """Whether the caller of a Tensor method is outside dyngrad (torch.func's checks concern user code)."""
+    import sys
+
+    name = sys._getframe(2).f_globals.get("__name__", "")
+    return not (name == "dyngrad" or name.startswith("dyngrad."))
+
+
 def _is_float_np(npd) -> bool:
     return npd.kind in "fc"
 
@@ -282,6 +303,8 @@ class Tensor:
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{_tp_name(requires_grad)}"
             )
+        if _TRANSFORMS.depth and _called_by_user():
+            raise RuntimeError(_REQUIRES_GRAD_IN_TRANSFORM)
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(_LEAF_ONLY_DETACH)
@@ -428,6 +451,10 @@ class Tensor:
     def storage_offset(self) -> int:
         """Offset of the first element from the start of the memory shared with the base, in elements."""
         a = root = self._data
+        if type(a) is not _ndarray:  # batched by vmap: every sample sits in its memory alike
+            from ._batching.dispatch import sample_zero
+
+            a = root = sample_zero(a)
         while isinstance(root.base, xp.ndarray):
             root = root.base
         if a is root:
@@ -454,6 +481,8 @@ class Tensor:
     def numpy(self, *, force: bool = False):
         from .autograd.grad_mode import _state
 
+        if type(self._data) is not _ndarray:  # batched by vmap: no one array to give
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self._requires_grad and _state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if not force:

@@ -127,8 +127,9 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     if f.dtype.kind not in "fc":
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{scalar_type_name(f.dtype)}'")
     diag = xp.diagonal(f, axis1=-2, axis2=-1)
-    zeros = xp.argwhere(diag.reshape(-1, diag.shape[-1]) == 0) if diag.size else xp.empty((0, 2))
-    if zeros.size:
+    zero = diag == 0
+    if diag.size and zero.any():  # a test first: under vmap, one that every sample passes (argwhere has no rule)
+        zeros = xp.argwhere(zero.reshape(-1, diag.shape[-1]))
         raise LinAlgError(f"cholesky_inverse: The diagonal element {int(zeros[0][1]) + 1} is zero, the inversion "
                           "could not be completed because the input matrix is singular.")
     return apply(CholeskyInverseBackward0, (input,), (bool(upper),))

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from .._backend import along_axis_key, xp
 from .._backend import index_add as _add_at
+from .._batching.array import BatchedArray as _BatchedArray
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from .registry import Op, apply, register
 from .shape import _mark_view
 
 _ndarray = xp.ndarray
+_ARRAYS = (xp.ndarray, _BatchedArray)  # index arrays: NumPy's, or batched by dyngrad.func.vmap
 
 
 class _BasicIndex(Op):
@@ -119,7 +121,7 @@ def _normalise_key(key, shape):
     for k in key:
         if isinstance(k, Tensor):
             d = k._data
-            if d.dtype.kind in "iu" and d.ndim == 0:
+            if d.dtype.kind in "iu" and d.ndim == 0 and type(d) is _ndarray:
                 k = int(d)
             elif d.dtype.kind in "biu":
                 k = d
@@ -147,7 +149,7 @@ def _normalise_key(key, shape):
     # Which dim does each item index? (Ellipsis stands for the dims no other item consumes.)
     consumed = 0
     for k in items:
-        if isinstance(k, xp.ndarray):
+        if isinstance(k, _ARRAYS):
             consumed += k.ndim if k.dtype.kind == "b" else 1
         elif k is not None and k is not Ellipsis and not isinstance(k, bool):
             consumed += 1
@@ -157,9 +159,9 @@ def _normalise_key(key, shape):
             name = _UnsqueezeIndex
         elif k is Ellipsis:
             dim += max(len(shape) - consumed, 0)
-        elif isinstance(k, bool) or isinstance(k, xp.ndarray):
+        elif isinstance(k, bool) or isinstance(k, _ARRAYS):
             advanced = True
-            dim += k.ndim if isinstance(k, xp.ndarray) and k.dtype.kind == "b" else (0 if isinstance(k, bool) else 1)
+            dim += k.ndim if isinstance(k, _ARRAYS) and k.dtype.kind == "b" else (0 if isinstance(k, bool) else 1)
         elif isinstance(k, slice):
             size = shape[dim] if dim < len(shape) else 0
             # torch skips a slice only when its literal bounds cover the dim (no normalisation of -1)
@@ -172,7 +174,7 @@ def _normalise_key(key, shape):
             dim += 1
     if advanced:
         name = IndexBackward0
-        if consumed <= len(shape) and any(isinstance(k, xp.ndarray) and k.dtype.kind == "b" and k.ndim for k in items):
+        if consumed <= len(shape) and any(isinstance(k, _ARRAYS) and k.dtype.kind == "b" and k.ndim for k in items):
             _check_masks(items, shape, consumed)
     elif name is None:
         name = AliasBackward0
@@ -197,7 +199,7 @@ def _check_masks(items, shape, consumed: int) -> None:
             if pos < len(sizes):
                 sizes[pos] = len(range(*k.indices(sizes[pos])))
             pos += 1
-        elif isinstance(k, xp.ndarray):
+        elif isinstance(k, _ARRAYS):
             if k.dtype.kind == "b":
                 for j, n in enumerate(k.shape):
                     if pos + j < len(sizes) and n != sizes[pos + j]:
@@ -1135,6 +1137,10 @@ def _check_expand(src, dst, dtype) -> None:
 def _assign(view: Tensor, values) -> None:
     _check_expand(values.shape, view._data.shape, values.dtype)
     dst = view._data
+    if type(values) is _BatchedArray and type(dst) is _ndarray:  # batched values into a tensor vmap does not batch
+        from .._batching.array import unbatched_write
+
+        unbatched_write(dst.shape, values.batch_size)
     if dst.ndim == 0:
         dst[()] = values.reshape(()) if values.ndim else values
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import weakref
 
 from .._backend import xp
+from .._batching.dispatch import copy_slices_node, logical_backward
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
@@ -66,6 +67,10 @@ def _check_inplace_allowed(t: Tensor) -> None:
 
 def _write(t: Tensor, values) -> None:
     dst = t._data
+    if type(values) is not type(dst) and type(dst) is xp.ndarray:  # batched values into a tensor vmap does not batch
+        from .._batching.array import unbatched_write
+
+        unbatched_write(dst.shape, values.batch_size)
     if values.shape != dst.shape:
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, dst.shape))}] doesn't match the broadcast shape "
@@ -326,6 +331,10 @@ def view_positions(base, view):
     """The C-order flat position in ``base`` of each element of ``view`` (an array sharing its memory)."""
     if base.size == 0 or view.size == 0:
         return xp.zeros(view.shape, dtype=xp.int64)
+    if type(view) is not xp.ndarray:  # batched by vmap: every sample's view sits in its base alike
+        from .._batching.dispatch import sample_zero
+
+        base, view = sample_zero(base), sample_zero(view)
     start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     ob = _offsets(base, 0).reshape(-1)
     order = xp.argsort(ob, kind="stable")
@@ -355,7 +364,7 @@ class CopySlices(Op):
     def backward(self, g):
         positions, shape, fn = self._params
         region = apply(AsStridedBackward0, (g,), (positions, shape))
-        grads = fn.backward(region)
+        grads = logical_backward(fn, region)
         gview = grads[0]
         gbase = None
         if self.needs_input_grad(0):
@@ -417,10 +426,13 @@ def _inplace_on_view(t: Tensor, compute, args) -> Tensor:
         _take_tangent(t, result)
     fn = result._grad_fn
     if fn is not None:
-        node = new_node(CopySlices)
-        node.next_functions = (edge(old_base),) + tuple(fn.next_functions[1:])
-        node._params = (positions, base._data.shape, fn)
-        node._meta = ((base._data.shape, base._data.dtype),)
+        if type(base._data) is not xp.ndarray:  # batched by vmap
+            node = copy_slices_node(CopySlices, base, old_base, fn, positions)
+        else:
+            node = new_node(CopySlices)
+            node.next_functions = (edge(old_base),) + tuple(fn.next_functions[1:])
+            node._params = (positions, base._data.shape, fn)
+            node._meta = ((base._data.shape, base._data.dtype),)
         _rebase(base, node, 0)
         base._requires_grad = True
     t._vc[0] += 1

@@ -12,6 +12,7 @@ distance.py; each module lists its own exports, gathered by dyngrad.linalg.
 from __future__ import annotations
 
 from .._backend import xp
+from .._batching.array import any_sample, per_sample
 from .._tensor import Tensor, wrap
 from .complex import conj_value as conj
 from .matmul import _broadcast_error, _type_name, matmul
@@ -339,6 +340,8 @@ def inv(a: Tensor) -> Tensor:
 
 def _zero_pivots(d):
     """info of LAPACK's getrf for each matrix of (..., n, n): the 1-based first zero pivot, or 0 (int32, (...))."""
+    if type(d) is not xp.ndarray:  # batched by vmap
+        return per_sample(_zero_pivots, d)
     info = xp.zeros(d.shape[:-2], dtype=xp.int32)
     if d.size == 0:
         return info
@@ -348,20 +351,26 @@ def _zero_pivots(d):
     return info
 
 
+def _inverse_with_singular(d, info):
+    """The inverses of (..., n, n), LAPACK's LU solve (inf / nan) for the singular ones (info > 0)."""
+    out = xp.empty_like(d)
+    fo, fi = out.reshape((-1,) + d.shape[-2:]), d.reshape((-1,) + d.shape[-2:])
+    eye = xp.eye(d.shape[-1], dtype=d.dtype)
+    for i, (m, k) in enumerate(zip(fi, info.reshape(-1))):
+        fo[i] = _lu_solve_singular(m, eye) if k else xp.linalg.inv(m)
+    return out
+
+
 def inv_ex(a: Tensor, *, check_errors: bool = False):
     """linalg.inv_ex: (inverse, info); info > 0 names the zero pivot of a singular matrix instead of raising,
     and that matrix's inverse holds what LAPACK's LU solve gives (inf / nan), as torch's."""
     _check_matrix(a, "linalg.inv_ex")
     d = a._data
     info = _zero_pivots(d)
-    if xp.any(info):
+    if any_sample(info):
         if check_errors:
-            _raise_singular_inv(d, "linalg.inv_ex")
-        out = xp.empty_like(d)
-        fo, fi = out.reshape((-1,) + d.shape[-2:]), d.reshape((-1,) + d.shape[-2:])
-        eye = xp.eye(d.shape[-1], dtype=d.dtype)
-        for i, (m, k) in enumerate(zip(fi, info.reshape(-1))):
-            fo[i] = _lu_solve_singular(m, eye) if k else xp.linalg.inv(m)
+            per_sample(lambda m: _raise_singular_inv(m, "linalg.inv_ex") if xp.any(_zero_pivots(m)) else m, d)
+        out = per_sample(_inverse_with_singular, d, info)
         return _returned("linalg_inv_ex", ("inverse", "info"), (wrap(out), wrap(info)))
     return _returned("linalg_inv_ex", ("inverse", "info"), (apply(LinalgInvExBackward0, (a,)), wrap(info)))
 
@@ -587,7 +596,7 @@ def solve_ex(a: Tensor, b: Tensor, *, left: bool = True, check_errors: bool = Fa
     """
     vector = _solve_checks(a, b, left)
     info = _zero_pivots(a._data)
-    if check_errors and xp.any(info):
+    if check_errors and any_sample(info):
         _solved(a, b, vector, left, "linalg.solve_ex")  # raises torch's error
     return _returned("linalg_solve_ex", ("result", "info"), (_solved(a, b, vector, left, False), wrap(info)))
 
@@ -598,7 +607,9 @@ def _triangular_substitution(t, b, upper: bool):
     n = t.shape[-1]
     batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
     t = xp.broadcast_to(t, batch + t.shape[-2:])
-    x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=t.dtype)
+    # a fresh array (under vmap batched as T or B is: not array(), which would take B's samples only)
+    zero = xp.zeros_like(t[..., :1]) if n else xp.zeros((), dtype=t.dtype)
+    x = (xp.broadcast_to(b, batch + b.shape[-2:]) + zero).astype(t.dtype, copy=False)
     with xp.errstate(all="ignore"):
         for i in range(n - 1, -1, -1) if upper else range(n):
             done = slice(i + 1, n) if upper else slice(0, i)
@@ -809,15 +820,8 @@ def torch_cholesky(a: Tensor, upper: bool = False, *, out=None) -> Tensor:
     return apply(CholeskyBackward0, (a,), (upper,))
 
 
-def cholesky_ex(a: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
-    """torch.linalg.cholesky_ex: (L, info); info (int32, the batch shape) is the order of the first leading
-    minor that is not positive-definite (0 when it factors), and L then holds LAPACK's partial factor.
-
-    Raises:
-        RuntimeError: as ``cholesky``; LinAlgError for a matrix that is not positive-definite with ``check_errors``.
-    """
-    _check_matrix(a, "linalg.cholesky")
-    d = a._data
+def _cholesky_info(d, upper: bool):
+    """cholesky_ex's info for each matrix of (..., n, n)."""
     info = xp.zeros(d.shape[:-2], dtype=xp.int32)
     if d.size:
         m = xp.swapaxes(d, -1, -2) if upper else d
@@ -827,7 +831,20 @@ def cholesky_ex(a: Tensor, *, upper: bool = False, check_errors: bool = False, o
                 xp.linalg.cholesky(fm)
             except xp.linalg.LinAlgError:
                 flat[i] = _cholesky_partial(fm)[1]
-    if check_errors and xp.any(info):
+    return info
+
+
+def cholesky_ex(a: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """torch.linalg.cholesky_ex: (L, info); info (int32, the batch shape) is the order of the first leading
+    minor that is not positive-definite (0 when it factors), and L then holds LAPACK's partial factor.
+
+    Raises:
+        RuntimeError: as ``cholesky``; LinAlgError for a matrix that is not positive-definite with ``check_errors``.
+    """
+    _check_matrix(a, "linalg.cholesky")
+    d = a._data
+    info = per_sample(_cholesky_info, d, upper)
+    if check_errors and any_sample(info):
         _raise_not_pd(d, "linalg.cholesky_ex", upper)
     low = apply(LinalgCholeskyExBackward0, (a,), (upper, False))
     return _returned("linalg_cholesky_ex", ("L", "info"), (low, wrap(info)))

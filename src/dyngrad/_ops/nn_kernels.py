@@ -577,6 +577,9 @@ def one_hot(tensor, num_classes: int = -1):
     if a.dtype != xp.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
+        if type(a) is not xp.ndarray:  # batched by vmap: a size from the values would differ per sample
+            raise RuntimeError(
+                "When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive num_classes argument.")
         if a.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(a.max()) + 1

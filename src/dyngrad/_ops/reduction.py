@@ -570,7 +570,11 @@ def _arg(name, pick, a: Tensor, dim, keepdim):
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         out = xp.asarray(pick(d.reshape(-1)), dtype=xp.int64)
-        return wrap(out.reshape((1,) * d.ndim) if keepdim else out)
+        if not keepdim:
+            return wrap(out)
+        # under vmap torch's batching rule (it flattens each sample) keeps one dim, not all of them
+        kept = d.ndim if type(d) is xp.ndarray or d.ndim == 0 else 1
+        return wrap(out.reshape((1,) * kept))
     axis = _wrap_dim(dim, d.ndim)
     if d.ndim == 0:
         return wrap(xp.zeros((), dtype=xp.int64))
@@ -972,7 +976,8 @@ def _logsumexp_array(a, axes, keepdim):
         m = (a.real if a.dtype.kind == "c" else a).max(axis=axes, keepdims=True)
     else:
         m = None
-    if m is not None and xp.isfinite(m).all():  # the common case, without error-state bookkeeping
+    # the common case, without error-state bookkeeping (under vmap the general path: no test of values)
+    if m is not None and type(m) is xp.ndarray and xp.isfinite(m).all():
         s = xp.exp(a - m).sum(axis=axes, keepdims=keepdim)
         return xp.log(s) + m.reshape(s.shape)
     with xp.errstate(divide="ignore", invalid="ignore"):

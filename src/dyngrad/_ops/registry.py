@@ -123,7 +123,11 @@ class Op(Node):
     def saved_result(self) -> Tensor:
         """The op's output rebuilt as a tensor whose grad_fn is this node (see Note [No reference cycles])."""
         # a SavedResult, or a Tensor when saved_tensors_hooks unpacked it: either way, its array
-        return wrap(self.saved()[-1]._data, True, self)
+        saved = self.saved()[-1]
+        result = wrap(saved._data, True, self)
+        if saved._fw_grad is not None:  # forward AD through a recorded backward (jvp of grad, hessian)
+            _fw_ad._register(result, saved._fw_grad)
+        return result
 
 
 def edge(t):
@@ -158,8 +162,11 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     gets its tangent too (see autograd/forward_ad.py).
 
     ``arrays`` lets a caller pass the inputs' arrays already cast to the promoted dtype.
-    This is the hot path of every op: it is written for speed (one pass over the inputs).
+    This is the hot path of every op: it is written for speed (one pass over the inputs). One flag
+    sends calls to the slow path while forward AD or vmap is active (``_special``).
     """
+    if _fw.active:
+        return _special(op, inputs, params, arrays)
     if arrays is None:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     try:
@@ -168,8 +175,6 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
         raise _translate(e, arrays) from None
     if type(out) is not _ndarray:  # NumPy turns 0-d results into scalars
         out = _asarray(out)
-    if _fw.active and _fw_ad.has_tangent(inputs):
-        return _with_tangent(op, inputs, params, arrays, out)
     if not _state.enabled:
         t = _new(Tensor)  # wrap(), inlined on this hot path
         t._data = out
@@ -281,28 +286,54 @@ def _saved_for_needs(op, inputs, edges, versions):
     )
 
 
-def _with_tangent(op, inputs, params, arrays, out) -> Tensor:
-    """apply() for a dual input: the usual result, plus its tangent."""
-    prev = _fw.active
+def _special(op, inputs, params, arrays) -> Tensor:
+    """apply() while a forward-AD level or a vmap is active: batched values go to their batching rules
+    (_batching/dispatch.py), dual inputs get their tangents, anything else takes the plain path."""
+    if _fw.batching:
+        return _batching_dispatch.batched_apply(op, inputs, params, arrays)
+    if _fw.dual and _fw_ad.has_tangent(inputs):
+        return _with_tangent(op, inputs, params, arrays)
     _fw.active = False
+    try:
+        return apply(op, inputs, params, arrays)
+    finally:
+        _fw_ad._refresh()
+
+
+def _with_tangent(op, inputs, params, arrays) -> Tensor:
+    """apply() for a dual input: the usual result, plus its tangent."""
+    prev = _fw_ad.suspend_dual()
     try:
         result = apply(op, inputs, params, arrays)
     finally:
-        _fw.active = prev
+        _fw_ad.resume_dual(prev)
     _fw_ad.attach((result,), _fw_ad.tangents_of(op, inputs, params, arrays, result))
+    keep_saved_tangent(result)
     return result
+
+
+def keep_saved_tangent(result: Tensor) -> None:
+    """A node that saved its own output keeps that output's tangent with it (see SavedResult)."""
+    node = result._grad_fn
+    if result._fw_grad is not None and node is not None and node.save_result and node._saved:
+        saved = node._saved[-1]
+        if type(saved) is SavedResult and saved._data is result._data:
+            _fw_ad._register(saved, result._fw_grad)
 
 
 def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
     """Like ``apply`` for an op whose forward returns several arrays (one node, several outputs)."""
-    if _fw.active and _fw_ad.has_tangent(inputs):
-        _fw.active = False
-        try:
-            results = apply_multi(op, inputs, params)
-        finally:
-            _fw.active = True
-        _fw_ad.attach(results, _fw_ad.tangents_of(op, inputs, params, None, tuple(results)))
-        return results
+    if _fw.active:
+        if _fw.batching:
+            return _batching_dispatch.batched_apply(op, inputs, params, None, multi=True)
+        if _fw.dual and _fw_ad.has_tangent(inputs):
+            prev = _fw_ad.suspend_dual()
+            try:
+                results = apply_multi(op, inputs, params)
+            finally:
+                _fw_ad.resume_dual(prev)
+            _fw_ad.attach(results, _fw_ad.tangents_of(op, inputs, params, None, tuple(results)))
+            return results
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     outs = op.forward(*arrays, *params)
     needs = False
@@ -349,3 +380,6 @@ def _translate(error: ValueError, arrays) -> Exception:
         except RuntimeError as e:
             return e
     return error
+
+
+from .._batching import dispatch as _batching_dispatch  # noqa: E402  (it uses this module)

@@ -11,6 +11,8 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
+_ndarray = xp.ndarray
+
 __all__ = [
     "detect_anomaly",
     "set_detect_anomaly",
@@ -89,9 +91,25 @@ def _root_edges(outputs, grad_outputs, create_graph: bool, for_grad: bool = Fals
                 g = g.to(out._data.dtype)
             elif not create_graph:
                 g = g.detach()
+        if type(out._data) is not _ndarray:  # a batched output: the engine moves physical gradients
+            from .._batching.dispatch import physical_grad_output
+
+            g = physical_grad_output(out, g)
         roots.append(edge(out))
         grads.append(g)
     return roots, grads
+
+
+def _run_batched(roots, grads, retain_graph, create_graph, slots):
+    """A backward pass whose gradients a vmap batches: every node's formula runs on batched values, and what
+    cannot batch falls back to a loop (the dispatcher's kernel mode, _batching/array.py)."""
+    from .._batching.array import STATE
+
+    STATE.kernel += 1
+    try:
+        return run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
+    finally:
+        STATE.kernel -= 1
 
 
 def _capture_slots(inputs) -> dict:
@@ -245,10 +263,17 @@ def grad(
         retain_graph = create_graph
     roots, grads = _root_edges(outputs, grad_outputs, create_graph, for_grad=True)
     slots = _capture_slots(inputs)
-    captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
+    if any(type(g._data) is not _ndarray for g in grads):  # batched cotangents (jacrev, vjp under vmap)
+        captured = _run_batched(roots, grads, retain_graph, create_graph, slots)
+    else:
+        captured = run_backward(roots, grads, retain_graph, create_graph, capture=slots, accumulate=False)
     result = []
     for i, t in enumerate(inputs):
         g = captured[slots[edge(t)]]
+        if g is not None and type(t._data) is not _ndarray:  # a batched input: its gradient read as it is
+            from .._batching.dispatch import logical_grad
+
+            g = logical_grad(t, g)
         if g is None:
             if materialize_grads:
                 g = wrap(xp.zeros_like(t._data))

@@ -17,6 +17,7 @@ import heapq
 import sys
 
 from .._backend import sum_to_shape, xp
+from .._batching.array import BatchingFallback
 from .._tensor import Tensor, wrap
 from . import anomaly_mode
 from .grad_mode import _state
@@ -142,24 +143,27 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                 continue
             if node._node_prehooks is not None:
                 grads = _run_node_prehooks(node, grads)
-            if anomaly:
-                outs = _backward_checked(node, grads, create_graph)
-            elif len(grads) == 1:
-                g0 = grads[0]
-                if g0 is None:
-                    outs = ()
-                elif create_graph or node.backward_arrays is None:
-                    outs = node.backward(g0)
+            try:
+                if anomaly:
+                    outs = _backward_checked(node, grads, create_graph)
+                elif len(grads) == 1:
+                    g0 = grads[0]
+                    if g0 is None:
+                        outs = ()
+                    elif create_graph or node.backward_arrays is None:
+                        outs = node.backward(g0)
+                    else:
+                        outs = node.backward_arrays(g0._data)  # see Note [Backward on arrays]
+                elif any(g is not None for g in grads):
+                    # Multi-output node: outputs that got no gradient count as zeros (unless the node
+                    # asked for None, as a custom Function with set_materialize_grads(False) does).
+                    if node._materialize:
+                        grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
+                    outs = node.backward(*grads)
                 else:
-                    outs = node.backward_arrays(g0._data)  # see Note [Backward on arrays]
-            elif any(g is not None for g in grads):
-                # Multi-output node: outputs that got no gradient count as zeros (unless the node
-                # asked for None, as a custom Function with set_materialize_grads(False) does).
-                if node._materialize:
-                    grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
-                outs = node.backward(*grads)
-            else:
-                outs = ()
+                    outs = ()
+            except BatchingFallback:  # a formula that cannot run on gradients batched by a vmap around it
+                outs = _loop_backward(node, grads)
             if type(outs) is not tuple:
                 outs = (outs,)
             if node._node_hooks is not None:
@@ -200,6 +204,13 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
     finally:
         _state.enabled = prev_mode
     return captured
+
+
+def _loop_backward(node, grads):
+    from .._batching.dispatch import loop_backward
+
+    grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
+    return loop_backward(node, type(node).backward, grads)
 
 
 _NONES = (None,) * 64  # "no gradient" for each input of a node whose outputs got none

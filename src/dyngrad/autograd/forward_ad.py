@@ -25,16 +25,41 @@ UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 class _State:
     level = -1  # the innermost active level, -1 when none
-    active = False  # read by _ops/registry.apply: any dual level entered
+    dual = False  # a dual level is entered (and tangents are not being computed right now)
+    batching = False  # a vmap (or a backward through values batched by one) is running: _batching/context.py
+    active = False  # read by _ops/registry.apply: dual or batching, so plain code checks one flag
 
 
 STATE = _State()
+
+
+def _refresh() -> None:
+    STATE.active = STATE.dual or STATE.batching
+
+
+def set_batching(on: bool) -> None:
+    STATE.batching = on
+    _refresh()
+
+
+def suspend_dual():
+    """Turn tangent propagation off (while tangents themselves are computed); returns the previous state."""
+    prev = STATE.dual
+    STATE.dual = False
+    _refresh()
+    return prev
+
+
+def resume_dual(prev: bool) -> None:
+    STATE.dual = prev
+    _refresh()
 _duals: list = []  # per level: the tensors given tangents at it (cleared on exit)
 
 
 def enter_dual_level() -> int:
     STATE.level += 1
-    STATE.active = True
+    STATE.dual = True
+    _refresh()
     _duals.append([])
     return STATE.level
 
@@ -45,7 +70,8 @@ def exit_dual_level(*, level: int | None = None) -> None:
     for t in _duals.pop():
         t._fw_grad = None
     STATE.level -= 1
-    STATE.active = STATE.level >= 0
+    STATE.dual = STATE.level >= 0
+    _refresh()
 
 
 class dual_level:
@@ -102,32 +128,61 @@ def has_tangent(inputs) -> bool:
 
 
 def tangents_of(op, inputs, params, arrays, outputs) -> list:
-    """The tangents of ``outputs`` of ``op`` (see Note [Tangents from the backward formulas])."""
+    """The tangents of ``outputs`` of ``op`` (see Note [Tangents from the backward formulas]).
+
+    When grad mode is on and an input or a tangent has a graph (reverse mode over forward mode: a
+    Hessian inside ``grad``), the tangents are computed from the inputs themselves and keep their graph;
+    otherwise from detached copies, and they come out detached.
+    """
     from .._ops import registry
     from . import grad
     from .grad_mode import _state
 
+    prev_grad = _state.enabled
+    differentiable = prev_grad and any(
+        isinstance(t, Tensor) and (t._requires_grad or (t._fw_grad is not None and t._fw_grad._requires_grad))
+        for t in inputs)
     leaves, tangents, new_inputs = [], [], []
-    for t in inputs:
-        if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
-            leaf = wrap(t._data, True)
-            leaves.append(leaf)
-            tangents.append(t._fw_grad)
-            new_inputs.append(leaf)
-        else:
-            new_inputs.append(t)
-    prev_grad, prev_active = _state.enabled, STATE.active
-    _state.enabled, STATE.active = True, False
+    batched = None
+    if STATE.batching:  # vmapped tangents (jacfwd): every sample's product is its own (_batching/tensors.py)
+        from .._batching.tensors import expand_over, levels_of
+
+        batched = levels_of(list(inputs) + [t._fw_grad for t in inputs if isinstance(t, Tensor)])
+    _state.enabled = True
+    prev_dual = suspend_dual()
     try:
+        for t in inputs:
+            if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
+                keep = differentiable and t._requires_grad
+                # an alias of each input that has a graph: the gradient captured there is the partial derivative,
+                # not also what reaches that input through another one (``r / x`` with ``r = x.prod()``)
+                leaf = t.view_as(t) if keep else wrap(t._data)
+                if batched:
+                    leaf = expand_over(leaf, batched)
+                    if not keep:
+                        leaf = leaf.detach()
+                if not keep:
+                    leaf._requires_grad = True
+                    leaf._func_level = 0  # a scratch leaf: nothing outside differentiates with respect to it
+                leaves.append(leaf)
+                tangents.append(t._fw_grad)
+                new_inputs.append(leaf)
+            else:
+                new_inputs.append(t)
         if isinstance(outputs, tuple):
             outs = registry.apply_multi(op, tuple(new_inputs), params)
         else:
-            outs = (registry.apply(op, tuple(new_inputs), params, arrays),)
+            outs = (registry.apply(op, tuple(new_inputs), params, None if differentiable else arrays),)
         diff = [o for o in outs if o._requires_grad]
         dummies = [wrap(xp.zeros_like(o._data), True) for o in diff]
+        if batched:
+            dummies = [expand_over(d.detach(), batched).detach() for d in dummies]
+        for d in dummies:
+            d._requires_grad = True
+            d._func_level = 0
         if not diff:
             return [None] * len(outs)
-        grads = grad(diff, leaves, dummies, create_graph=True, allow_unused=True)
+        grads = grad(diff, leaves, dummies, create_graph=True, retain_graph=True, allow_unused=True)
         # Re<J^H g, t> = Re<g, J t>: its gradient in g is J t, for real and complex tensors alike
         # (torch's convention, Note [Complex gradients] in _ops/registry.py)
         terms = [(g.conj() * t).sum().real for g, t in zip(grads, tangents) if g is not None and t is not None]
@@ -137,10 +192,19 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
             total = terms[0]
             for term in terms[1:]:
                 total = total + term
-            found = grad(total, dummies, allow_unused=True) if total._requires_grad else [None] * len(dummies)
-            result = [f.detach() if f is not None else wrap(xp.zeros_like(d._data)) for f, d in zip(found, dummies)]
+            if not total._requires_grad:
+                found = [None] * len(dummies)
+            else:
+                found = grad(total, dummies, allow_unused=True, create_graph=differentiable)
+            # (+ 0.0: a product that is zero comes out +0 as from torch's forward formulas, not -0)
+            if differentiable:
+                result = [f + 0.0 if f is not None else wrap(xp.zeros_like(d._data)) for f, d in zip(found, dummies)]
+            else:
+                result = [wrap(f._data + 0.0) if f is not None else wrap(xp.zeros_like(d._data))
+                          for f, d in zip(found, dummies)]
     finally:
-        _state.enabled, STATE.active = prev_grad, prev_active
+        _state.enabled = prev_grad
+        resume_dual(prev_dual)
     it = iter(result)
     return [next(it) if o._requires_grad else None for o in outs]
 

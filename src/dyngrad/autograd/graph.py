@@ -107,13 +107,15 @@ class Node:
 
 
 class SavedResult:
-    """An op's own output, saved without the tensor (see Note [No reference cycles])."""
+    """An op's own output, saved without the tensor (see Note [No reference cycles]); under forward AD it
+    keeps the output's tangent too, so a backward recorded through it carries that tangent on."""
 
-    __slots__ = ("_data", "_vc")
+    __slots__ = ("_data", "_vc", "_fw_grad")
 
     def __init__(self, data, vc) -> None:
         self._data = data
         self._vc = vc
+        self._fw_grad = None
 
 
 def _raise_modified(node, value, version) -> None:
@@ -125,6 +127,8 @@ def _raise_modified(node, value, version) -> None:
     else:
         producer, nr = value._grad_fn, value._output_nr
     data = value._data
+    while type(data).__name__ == "BatchedArray":  # vmapped: torch names the physical tensor
+        data = data.value
     # torch's toString(): a complex tensor by its type (CPUComplexFloatType), a real one by its class
     name = scalar_type_name(data.dtype)
     kind = f"CPU{name}Type" if data.dtype.kind == "c" else f"torch.{name}Tensor"
@@ -177,7 +181,10 @@ class AccumulateGrad(Node):
     def __init__(self, variable) -> None:
         self.variable = variable
         self.next_functions = ()
-        self._meta = ((variable._data.shape, variable._data.dtype),)
+        data = variable._data
+        while type(data).__name__ == "BatchedArray":  # a batched leaf accumulates its physical gradient
+            data = data.value
+        self._meta = ((data.shape, data.dtype),)
         # torch gives AccumulateGrad the highest priority: it runs as soon as it is ready.
         self._seq = _ACCUMULATE_PRIORITY + next(_sequence)
 

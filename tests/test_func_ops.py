@@ -1,0 +1,239 @@
+"""Every op of the table (tests/op_table.py) under ``vmap``, against torch's ``torch.func.vmap``.
+
+For each row, in float64, over shapes drawn by hypothesis: the row's inputs get a batch of 3
+samples at in_dim 0, 1 or None (a mix, at least one batched), the row's function runs under
+``vmap`` in both libraries, and the outputs must agree (values, shapes, dtypes); then the gradients
+of the outputs (with random cotangents) with respect to the batched inputs, through the vmap.
+Where torch's vmap refuses an op (no batching rule, "dynamic shape"), dyngrad's vmap is checked
+against dyngrad run once per sample, which tests/test_ops.py checks against torch.
+
+``test_ops_without_batching_rule`` keeps the list of ops that still run once per sample under
+vmap (docs/func.md): the goal is none.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch.func
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dyngrad
+import dyngrad.func
+from conftest import assert_same_tensor, torch
+from dyngrad._batching import array as batching_array
+from op_table import OPS
+from test_ops import _make_array
+
+SETTINGS = settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+BATCH = 3
+
+# Rows whose function cannot run under vmap in either library for reasons of the row itself
+# (it calls .item() or backward() inside, or draws random numbers): checked elsewhere.
+SKIP = {
+    "floor_divide": "the row runs backward() inside its function",
+    "qr_mode_errors": "the row runs backward() inside its function",
+    "inplace_shape_stale": "the row runs backward() inside its function",
+    "inplace_shape_version": "the row reads ._version inside its function (vmap's versions are the physical tensor's)",
+    "inplace_shape_leaf": "an in-place shape op on the vmapped leaf itself: torch's batched wrapper is no leaf, "
+                          "dyngrad's batched view is the leaf (docs/func.md, differences)",
+}
+
+ROWS = [op for op in OPS if "float64" in op.dtypes and not op.complex_out and op.name not in SKIP]
+
+FALLBACKS: set = set()  # ops that ran once per sample (test_ops_without_batching_rule checks the list)
+
+
+def _flat(x):
+    if isinstance(x, (tuple, list)):
+        out = []
+        for y in x:
+            out.extend(_flat(y))
+        return out
+    return [x]
+
+
+def _batched_arrays(op, arrays, dims, rng):
+    out = []
+    for a, d in zip(arrays, dims):
+        if d is None:
+            out.append(a)
+            continue
+        samples = [_make_array(rng, a.shape, a.dtype, op, False, False) for _ in range(BATCH)]
+        out.append(np.stack(samples, axis=d))
+    return out
+
+
+def _draw(op, data):
+    shapes = data.draw(op.shapes, label="shapes")
+    params = op.params(data, shapes) if op.params else {}
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    rng = np.random.default_rng(seed)
+    arrays = [_make_array(rng, s, "float64", op, False, False) for s in shapes]
+    dims = []
+    for a in arrays:
+        choices = [0, None] + ([1] if a.ndim >= 1 else [])
+        dims.append(data.draw(st.sampled_from(choices), label="in_dim"))
+    if all(d is None for d in dims):
+        dims[0] = 0
+    return arrays, params, dims, rng
+
+
+def _vmap_limitation(error) -> bool:
+    """torch's vmap refusing an op (no batching rule, values that decide shapes, .item() inside the op),
+    as opposed to the op raising on its arguments."""
+    text = str(error)
+    return any(s in text for s in ("vmap", "Batching rule", "batching rule", "BatchedTensor", "batched tensor",
+                                   "doesn't have storage", "functorch", "Batched"))
+
+
+def _same_as_torch_per_sample(t_fn, t_in, dims, d_error):
+    """dyngrad's error under vmap is the one torch's op raises on a sample (where torch's vmap differs)."""
+    args = [x if d is None else x.select(d, 0) for x, d in zip(t_in, dims)]
+    with pytest.raises(type(d_error)) as info:
+        t_fn(*args)
+    assert str(info.value) == str(d_error)
+
+
+def _per_sample(fn, inputs, dims):
+    """dyngrad run once per sample, stacked: the reference where torch's vmap has no rule."""
+    outs = []
+    for i in range(BATCH):
+        args = [x if d is None else x.select(d, i) for x, d in zip(inputs, dims)]
+        outs.append(fn(*args))
+    flat = [_flat(o) for o in outs]
+    return [dyngrad.stack([f[j] for f in flat]) for j in range(len(flat[0]))]
+
+
+def _check_per_sample_grads(fn, arrays, dims, d_grads, cts, which):
+    """The gradients through dyngrad's vmap equal those through dyngrad run once per sample."""
+    leaves = [dyngrad.from_numpy(a.copy()).requires_grad_(True) for a in arrays]
+    outs = _per_sample(fn, leaves, dims)
+    outs = [outs[i] for i in which]
+    ref = dyngrad.autograd.grad(outs, leaves, [dyngrad.from_numpy(c) for c in cts], allow_unused=True)
+    for i, (g, r) in enumerate(zip(d_grads, ref)):
+        if r is None:
+            assert g is None or not np.any(g.numpy()), f"grad {i}"
+        else:
+            np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-9, atol=1e-10, err_msg=f"grad {i} vs per-sample")
+
+
+def _compare(d_flat, t_flat, what):
+    assert len(d_flat) == len(t_flat), what
+    for i, (d, t) in enumerate(zip(d_flat, t_flat)):
+        if isinstance(t, torch.Tensor):
+            assert_same_tensor(d, t, what=f"{what} {i}")
+        else:
+            assert d == t, f"{what} {i}"
+
+
+@pytest.mark.parametrize("op", ROWS, ids=[op.name for op in ROWS])
+@SETTINGS
+@given(data=st.data())
+def test_op_under_vmap(op, data) -> None:
+    arrays, params, dims, rng = _draw(op, data)
+    arrays = _batched_arrays(op, arrays, dims, rng)
+    grad_ok = op.differentiable
+    t_in = [torch.from_numpy(a.copy()).requires_grad_(grad_ok) for a in arrays]
+    d_in = [dyngrad.from_numpy(a.copy()).requires_grad_(grad_ok) for a in arrays]
+
+    def t_fn(*xs):
+        return op.fn(torch, *xs, **params)
+
+    def d_fn(*xs):
+        return op.fn(dyngrad, *xs, **params)
+
+    t_error = d_error = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t_out = torch.func.vmap(t_fn, in_dims=tuple(dims))(*t_in)
+    except Exception as e:  # noqa: BLE001 - compared with dyngrad's below
+        t_out, t_error = None, e
+    log = batching_array.FALLBACK_LOG = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d_out = dyngrad.func.vmap(d_fn, in_dims=tuple(dims))(*d_in)
+    except Exception as e:  # noqa: BLE001
+        d_error = e
+    finally:
+        batching_array.FALLBACK_LOG = None
+    FALLBACKS.update(log)
+    if t_error is not None and not _vmap_limitation(t_error):
+        # an error of the op itself (bad arguments, singular input): dyngrad raises the same, unless the op is
+        # valid for every sample (torch's batching rule then refuses what its per-sample op takes)
+        if d_error is None:
+            ref = _per_sample(d_fn, d_in, dims)  # raises if some sample is invalid
+            for i, (d, r) in enumerate(zip(_flat(d_out), ref)):
+                np.testing.assert_allclose(d.detach().numpy(), r.detach().numpy(), rtol=1e-9, atol=1e-10,
+                                           err_msg=f"output {i} vs per-sample (torch: {t_error})")
+            return
+        if type(d_error) is not type(t_error):  # torch's batching rule raises another error than its op does
+            _same_as_torch_per_sample(t_fn, t_in, dims, d_error)
+        return
+    if d_error is not None:
+        if t_error is not None and type(d_error) is type(t_error) and _vmap_limitation(d_error):
+            # both refuse (random ops under randomness="error", dynamic shapes); the exact texts of the common
+            # refusals are checked by tests/test_func.py
+            return
+        if t_error is None:  # torch's batching rule takes what its op refuses: dyngrad follows the op
+            _same_as_torch_per_sample(t_fn, t_in, dims, d_error)
+            return
+        raise d_error
+    d_flat = _flat(d_out)
+    if t_out is None:
+        ref = _per_sample(d_fn, d_in, dims)
+        for i, (d, r) in enumerate(zip(d_flat, ref)):
+            np.testing.assert_allclose(d.detach().numpy(), r.detach().numpy(), rtol=1e-9, atol=1e-10,
+                                       err_msg=f"output {i} vs per-sample")
+        return
+    t_flat = _flat(t_out)
+    _compare(d_flat, t_flat, "output")
+
+    # gradients through the vmap, with random cotangents
+    pairs = [(d, t) for d, t in zip(d_flat, t_flat)
+             if isinstance(t, torch.Tensor) and t.requires_grad and t.dtype.is_floating_point]
+    if not (grad_ok and pairs):
+        return
+    cts = [rng.standard_normal(tuple(t.shape)) for _, t in pairs]
+    try:
+        t_grads = torch.autograd.grad([t for _, t in pairs], t_in, [torch.from_numpy(c) for c in cts],
+                                      allow_unused=True)
+    except RuntimeError:
+        # torch's physical graph refuses (an in-place op inside the vmap changed a value its backward saves):
+        # dyngrad refuses too, or its gradients are the per-sample ones
+        try:
+            d_grads = dyngrad.autograd.grad([d for d, _ in pairs], d_in, [dyngrad.from_numpy(c) for c in cts],
+                                            allow_unused=True)
+        except RuntimeError:
+            return
+        _check_per_sample_grads(d_fn, arrays, dims, d_grads, cts, [i for i, t in enumerate(t_flat) if any(
+            t is tt for _, tt in pairs)])
+        return
+    d_grads = dyngrad.autograd.grad([d for d, _ in pairs], d_in, [dyngrad.from_numpy(c) for c in cts],
+                                    allow_unused=True)
+    for i, (dg, tg) in enumerate(zip(d_grads, t_grads)):
+        if tg is None:
+            assert dg is None or not np.any(dg.numpy()), f"grad {i}: torch None"
+            continue
+        assert dg is not None, f"grad {i}: dyngrad None"
+        assert_same_tensor(dg, tg, what=f"grad {i}")
+
+
+# Ops whose kernels still run once per sample under vmap in this sweep (docs/func.md lists them, with the reason).
+# An op whose first sample raises its own error is no fallback (the loop warns only once every sample ran).
+WITHOUT_RULE = {
+    "bincount": "the output's size depends on the values (torch's vmap loops too)",
+    "linalg_solve_ex": "only for singular matrices: LAPACK's error codes matrix by matrix",
+    "linalg_cholesky_ex": "only for matrices that are not positive-definite: the partial factor matrix by matrix",
+}
+
+
+def test_ops_without_batching_rule() -> None:
+    """Every op that fell back to a loop above is one of the documented ones (run after the sweep)."""
+    unexpected = sorted(FALLBACKS - set(WITHOUT_RULE))
+    assert not unexpected, f"ops without a batching rule: {unexpected} (add a rule, or document them)"
