@@ -19,6 +19,7 @@ from ._ops import (
     indexing_extra,
     inplace,
     linalg,
+    linalg_composite,
     loss,
     matmul,
     nn_kernels,
@@ -403,7 +404,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras,
+    special_ops, random_dist, cholesky_extras, linalg_composite,
 )
 
 

@@ -1,0 +1,76 @@
+"""Op-table rows for linalg_composite.py (multi_dot, vander, tensorinv, tensorsolve, cond, matrix_exp,
+triangular_solve) and the LU / Householder / least-squares modules.
+
+Matrices that are inverted or factored go through ``_well`` (diagonally dominant, so well conditioned and with
+pivots that do not tie: the pivoting choices, and so the outputs, agree with torch's).
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from op_rows_linalg import _well, square
+from op_table import C, OpInfo, fixed
+
+
+@st.composite
+def _chain(draw):
+    """Shapes of a matrix chain of 2..4 factors, the ends possibly vectors."""
+    count = draw(st.integers(2, 4))
+    dims = [draw(st.integers(1, 4)) for _ in range(count + 1)]
+    shapes = [(dims[i], dims[i + 1]) for i in range(count)]
+    if draw(st.booleans()):
+        shapes[0] = (dims[1],)
+    if draw(st.booleans()):
+        shapes[-1] = (dims[-2],)
+    return tuple(shapes)
+
+
+def _multi_dot(lib, *mats):
+    return lib.linalg.multi_dot(list(mats))
+
+
+@st.composite
+def _vander_shape(draw):
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+    return (tuple(batch) + (draw(st.integers(2, 4)),),)
+
+
+def _vander_n(data, shapes):
+    return {"N": data.draw(st.sampled_from([None, 2, 3, 5]))}
+
+
+@st.composite
+def _triangular_pair(draw):
+    """B (*b, n, k) and A (*a, n, n) with broadcasting batch dims."""
+    n, k = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    pair = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    return (tuple(pair.input_shapes[0]) + (n, k), tuple(pair.input_shapes[1]) + (n, n))
+
+
+def _triangular_flags(data, shapes):
+    return {name: data.draw(st.booleans()) for name in ("upper", "transpose", "unitriangular")}
+
+
+def _triangular_solve(lib, b, a, upper, transpose, unitriangular):
+    x, clone = lib.triangular_solve(b, _well(lib, a), upper=upper, transpose=transpose, unitriangular=unitriangular)
+    return x + clone.sum(-1, keepdim=True)[..., :1]
+
+
+ROWS = [
+    OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
+    OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
+    OpInfo("tensorinv", lambda lib, a: lib.linalg.tensorinv(_well(lib, a.reshape(6, 6)).reshape(2, 3, 6), ind=2),
+           fixed((6, 6)), covers=("ReshapeAliasBackward0",), **C),
+    OpInfo("tensorsolve", lambda lib, a, b: lib.linalg.tensorsolve(_well(lib, a).reshape(2, 3, 3, 2), b),
+           fixed((6, 6), (2, 3)), **C),
+    OpInfo("cond", lambda lib, a: lib.linalg.cond(_well(lib, a)), square(), **C),
+    # torch's backward through cond(p='fro') raises (its nan_to_num_ changes a saved output in place): values only
+    OpInfo("cond_fro", lambda lib, a: lib.linalg.cond(_well(lib, a), "fro"), square(), differentiable=False, **C),
+    OpInfo("cond_nuc", lambda lib, a: lib.linalg.cond(_well(lib, a), "nuc"), square(max_batch=1), **C),
+    OpInfo("matrix_exp", lambda lib, a: lib.matrix_exp(a), square(), covers=("LinalgMatrixExpBackward0",), **C),
+    OpInfo("linalg_matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), square(max_batch=1), **C),
+    OpInfo("triangular_solve", _triangular_solve, _triangular_pair(), params=_triangular_flags,
+           covers=("TriangularSolveBackward0",), **C),
+]
