@@ -58,6 +58,51 @@ def _triangular_solve(lib, b, a, upper, transpose, unitriangular):
     return x + clone.sum(-1, keepdim=True)[..., :1]
 
 
+@st.composite
+def _rect(draw):
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=3))
+    return (tuple(batch) + (draw(st.integers(1, 4)), draw(st.integers(1, 4))),)
+
+
+def _pivoted(lib, a):
+    """Rows reversed after a dominant diagonal is added: every column's pivot is far from the others, and rows
+    are swapped (so pivots are not the identity)."""
+    m, n = a.shape[-2], a.shape[-1]
+    return (a / 4 + 3 * lib.eye(m, n, dtype=a.dtype)).flip(-2)
+
+
+def _lu_pl_u(lib, a):
+    p, lower, upper = lib.linalg.lu(_pivoted(lib, a))
+    return lower.sum(-1, keepdim=True) * upper.sum(-2, keepdim=True) + p.sum()
+
+
+def _lu_factor_ex(lib, a):
+    lu, pivots, info = lib.linalg.lu_factor_ex(_pivoted(lib, a))
+    return lu * (pivots.sum() + info.sum())
+
+
+def _lu_unpack(lib, a):
+    lu, pivots = lib.linalg.lu_factor(_pivoted(lib, a))
+    p, lower, upper = lib.lu_unpack(lu * 1.5, pivots)
+    return lower.sum(-1, keepdim=True) * upper.sum(-2, keepdim=True) + p.sum()
+
+
+@st.composite
+def _lu_solve_shapes(draw):
+    n, k = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    pair = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    return (tuple(pair.input_shapes[0]) + (n, n), tuple(pair.input_shapes[1]) + (n, k))
+
+
+def _lu_solve_flags(data, shapes):
+    return {"left": data.draw(st.booleans()), "adjoint": data.draw(st.booleans())}
+
+
+def _lu_solve(lib, a, b, left, adjoint):
+    lu, pivots = lib.linalg.lu_factor(_pivoted(lib, a))
+    return lib.linalg.lu_solve(lu, pivots, b if left else b.mT, left=left, adjoint=adjoint)
+
+
 ROWS = [
     OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
     OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
@@ -73,4 +118,12 @@ ROWS = [
     OpInfo("linalg_matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), square(max_batch=1), **C),
     OpInfo("triangular_solve", _triangular_solve, _triangular_pair(), params=_triangular_flags,
            covers=("TriangularSolveBackward0",), **C),
+    OpInfo("linalg.lu", _lu_pl_u, _rect(), covers=("LinalgLuBackward0",), **C),
+    OpInfo("linalg.lu_factor_ex", _lu_factor_ex, _rect(), covers=("LinalgLuFactorExBackward0",), **C),
+    OpInfo("torch.lu", lambda lib, a: lib.lu(_pivoted(lib, a))[0], square(max_batch=1), **C),
+    OpInfo("lu_unpack", _lu_unpack, _rect(), covers=("LuUnpackBackward0",), **C),
+    OpInfo("linalg.lu_solve", _lu_solve, _lu_solve_shapes(), params=_lu_solve_flags,
+           covers=("LinalgLuSolveBackward0",), **C),
+    OpInfo("torch.lu_solve", lambda lib, a, b: lib.lu_solve(b, *lib.linalg.lu_factor(_pivoted(lib, a))),
+           _lu_solve_shapes(), **C),
 ]

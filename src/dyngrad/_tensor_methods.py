@@ -21,6 +21,7 @@ from ._ops import (
     linalg,
     linalg_composite,
     loss,
+    lu,
     matmul,
     nn_kernels,
     normalization,
@@ -404,7 +405,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, linalg_composite,
+    special_ops, random_dist, cholesky_extras, linalg_composite, lu,
 )
 
 
