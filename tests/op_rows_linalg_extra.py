@@ -103,6 +103,30 @@ def _lu_solve(lib, a, b, left, adjoint):
     return lib.linalg.lu_solve(lu, pivots, b if left else b.mT, left=left, adjoint=adjoint)
 
 
+@st.composite
+def _reflector_shapes(draw):
+    """A (*b, m, n) with m >= n and tau (*b, k), k <= n."""
+    batch = tuple(draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2)))
+    n = draw(st.integers(1, 3))
+    m = draw(st.integers(n, 4))
+    return (batch + (m, n), batch + (draw(st.integers(0, n)),))
+
+
+@st.composite
+def _ormqr_shapes(draw):
+    """A (m, n), tau (min(m, n),) (torch requires that length), C (m, c) or (c, m)."""
+    m, n, c = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    return ((m, n), (min(m, n),), (m, c), (c, m))
+
+
+def _ormqr_flags(data, shapes):
+    return {"left": data.draw(st.booleans()), "transpose": data.draw(st.booleans())}
+
+
+def _ormqr(lib, a, tau, c_left, c_right, left, transpose):
+    return lib.ormqr(a, tau, c_left if left else c_right, left=left, transpose=transpose)
+
+
 ROWS = [
     OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
     OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
@@ -126,4 +150,8 @@ ROWS = [
            covers=("LinalgLuSolveBackward0",), **C),
     OpInfo("torch.lu_solve", lambda lib, a, b: lib.lu_solve(b, *lib.linalg.lu_factor(_pivoted(lib, a))),
            _lu_solve_shapes(), **C),
+    OpInfo("householder_product", lambda lib, a, tau: lib.linalg.householder_product(a, tau), _reflector_shapes(),
+           covers=("LinalgHouseholderProductBackward0",), **C),
+    OpInfo("ormqr", _ormqr, _ormqr_shapes(), params=_ormqr_flags, covers=("OrmqrBackward0",), **C),
+    OpInfo("geqrf", lambda lib, a: lib.geqrf(a)[0] + lib.geqrf(a)[1].sum(), _rect(), differentiable=False, **C),
 ]

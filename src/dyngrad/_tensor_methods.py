@@ -15,6 +15,7 @@ from ._ops import (
     distance,
     embedding,
     fft,
+    householder,
     indexing,
     indexing_extra,
     inplace,
@@ -405,7 +406,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, linalg_composite, lu,
+    special_ops, random_dist, cholesky_extras, linalg_composite, lu, householder,
 )
 
 
