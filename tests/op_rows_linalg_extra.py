@@ -127,6 +127,25 @@ def _ormqr(lib, a, tau, c_left, c_right, left, transpose):
     return lib.ormqr(a, tau, c_left if left else c_right, left=left, transpose=transpose)
 
 
+@st.composite
+def _lstsq_shapes(draw):
+    """A (*batch, m, n), B (*batch, m, k)."""
+    m, n, k = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    batch = tuple(draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2)))
+    return (batch + (m, n), batch + (m, k))
+
+
+def _lstsq_driver(data, shapes):
+    return {"driver": data.draw(st.sampled_from([None, "gels", "gelsy", "gelsd", "gelss"]))}
+
+
+def _lstsq(lib, a, b, driver):
+    """The solution, plus the residuals (present for tall A and drivers other than gelsy) in every entry."""
+    m, n = a.shape[-2], a.shape[-1]
+    x, residuals, _rank, _s = lib.linalg.lstsq(a / 4 + 3 * lib.eye(m, n, dtype=a.dtype), b, driver=driver)
+    return x + residuals.sum()
+
+
 ROWS = [
     OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
     OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
@@ -154,4 +173,5 @@ ROWS = [
            covers=("LinalgHouseholderProductBackward0",), **C),
     OpInfo("ormqr", _ormqr, _ormqr_shapes(), params=_ormqr_flags, covers=("OrmqrBackward0",), **C),
     OpInfo("geqrf", lambda lib, a: lib.geqrf(a)[0] + lib.geqrf(a)[1].sum(), _rect(), differentiable=False, **C),
+    OpInfo("linalg.lstsq", _lstsq, _lstsq_shapes(), params=_lstsq_driver, covers=("LinalgLstsqBackward0",), **C),
 ]

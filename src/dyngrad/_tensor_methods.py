@@ -22,6 +22,7 @@ from ._ops import (
     linalg,
     linalg_composite,
     loss,
+    lstsq,
     lu,
     matmul,
     nn_kernels,
@@ -406,7 +407,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
-    special_ops, random_dist, cholesky_extras, linalg_composite, lu, householder,
+    special_ops, random_dist, cholesky_extras, linalg_composite, lu, householder, lstsq,
 )
 
 
