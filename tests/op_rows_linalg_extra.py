@@ -146,6 +146,21 @@ def _lstsq(lib, a, b, driver):
     return x + residuals.sum()
 
 
+@st.composite
+def _low_rank_factors(draw):
+    """Factors a (*b, m, 2), c (*b, n, 2) of a rank-2 matrix a c^T, m, n >= 2."""
+    batch = tuple(draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2)))
+    return (batch + (draw(st.integers(2, 4)), 2), batch + (draw(st.integers(2, 4)), 2))
+
+
+def _reconstructed(lib, usv):
+    """U diag(S) V^H: independent of the random draw when q covers the rank, so comparable with torch."""
+    u, s, v = usv
+    return (u * s.unsqueeze(-2)) @ v.mH
+
+
+_DOUBLE = ("float64",)
+
 ROWS = [
     OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
     OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
@@ -174,4 +189,10 @@ ROWS = [
     OpInfo("ormqr", _ormqr, _ormqr_shapes(), params=_ormqr_flags, covers=("OrmqrBackward0",), **C),
     OpInfo("geqrf", lambda lib, a: lib.geqrf(a)[0] + lib.geqrf(a)[1].sum(), _rect(), differentiable=False, **C),
     OpInfo("linalg.lstsq", _lstsq, _lstsq_shapes(), params=_lstsq_driver, covers=("LinalgLstsqBackward0",), **C),
+    # the draw differs from torch's; q = rank makes the reconstruction (and its gradient) deterministic up to
+    # rounding, which in single precision depends on the draw (so float64 only; complex: the OpInfo entries)
+    OpInfo("svd_lowrank", lambda lib, a, c: _reconstructed(lib, lib.svd_lowrank(a @ c.mT, q=2)), _low_rank_factors(),
+           gradcheck=False, dtypes=_DOUBLE),
+    OpInfo("pca_lowrank", lambda lib, a, c: _reconstructed(lib, lib.pca_lowrank(a @ c.mT, q=2, center=False)),
+           _low_rank_factors(), gradcheck=False, dtypes=_DOUBLE),
 ]

@@ -22,6 +22,7 @@ from ._ops import (
     linalg,
     linalg_composite,
     loss,
+    lowrank,
     lstsq,
     lu,
     matmul,
@@ -408,6 +409,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, linalg_composite, lu, householder, lstsq,
+    lowrank,
 )
 
 
