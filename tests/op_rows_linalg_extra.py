@@ -161,6 +161,34 @@ def _reconstructed(lib, usv):
 
 _DOUBLE = ("float64",)
 
+def _hermitian_flag(data, shapes):
+    return {"hermitian": data.draw(st.booleans())}
+
+
+def _symmetric(a, hermitian):
+    """A symmetric (hermitian=False; complex symmetric for complex input) or Hermitian matrix: random ones need
+    2 x 2 pivots and row swaps often."""
+    return a + (a.mH if hermitian else a.mT)
+
+
+def _ldl_factor(lib, a, hermitian):
+    ld, pivots, info = lib.linalg.ldl_factor_ex(_symmetric(a, hermitian), hermitian=hermitian)
+    return ld + pivots.sum(-1, keepdim=True).unsqueeze(-1) + info.unsqueeze(-1).unsqueeze(-1)
+
+
+@st.composite
+def _ldl_solve_shapes(draw):
+    """A (*batch, n, n), B (*batch, n, k), the same batch (torch's ldl_solve crashes on broadcast batches)."""
+    n, k = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    batch = tuple(draw(hnp.array_shapes(min_dims=0, max_dims=1, min_side=1, max_side=2)))
+    return (batch + (n, n), batch + (n, k))
+
+
+def _ldl_solve(lib, a, b, hermitian):
+    ld, pivots = lib.linalg.ldl_factor(_symmetric(a, hermitian), hermitian=hermitian)
+    return lib.linalg.ldl_solve(ld, pivots, b, hermitian=hermitian)
+
+
 ROWS = [
     OpInfo("multi_dot", _multi_dot, _chain(), covers=(), **C),
     OpInfo("vander", lambda lib, x, N: lib.linalg.vander(x, N=N), _vander_shape(), params=_vander_n, **C),
@@ -195,4 +223,6 @@ ROWS = [
            gradcheck=False, dtypes=_DOUBLE),
     OpInfo("pca_lowrank", lambda lib, a, c: _reconstructed(lib, lib.pca_lowrank(a @ c.mT, q=2, center=False)),
            _low_rank_factors(), gradcheck=False, dtypes=_DOUBLE),
+    OpInfo("linalg.ldl_factor_ex", _ldl_factor, square(), params=_hermitian_flag, differentiable=False, **C),
+    OpInfo("linalg.ldl_solve", _ldl_solve, _ldl_solve_shapes(), params=_hermitian_flag, differentiable=False, **C),
 ]

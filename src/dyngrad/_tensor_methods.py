@@ -19,6 +19,7 @@ from ._ops import (
     indexing,
     indexing_extra,
     inplace,
+    ldl,
     linalg,
     linalg_composite,
     loss,
@@ -409,7 +410,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, linalg_composite, lu, householder, lstsq,
-    lowrank,
+    lowrank, ldl,
 )
 
 
