@@ -112,7 +112,7 @@ from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd  # noqa: E402
-from . import fft, linalg, nn, signal, special, viz  # noqa: E402
+from . import fft, linalg, masked, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402,F401  (torch.vmap)

@@ -584,6 +584,28 @@ def _normal(g, shape, npd, mean=0.0, std=1.0, contiguous=True):
     return _from_real(_kernels.normal(g, n, real, mean, std, contiguous), shape, npd)
 
 
+def _vmap_draw(draw, shape: tuple):
+    """``draw(shape)``, or under ``vmap`` torch's randomness rules for a random factory: "error" refuses,
+    "same" draws one value set for the whole batch, "different" draws one per batch entry (the batch sizes of
+    the "different" vmaps in front of ``shape``, as torch's batching rule does) and returns it batched."""
+    from ._batching import context
+
+    levels = context.STATE.stack
+    if not levels:
+        return draw(shape)
+    if any(lv.randomness == "error" for lv in levels):
+        context._raise_randomness()
+    different = [lv for lv in levels if lv.randomness == "different"]
+    if not different:
+        return draw(shape)
+    from ._batching.array import BatchedArray
+
+    out = draw(tuple(lv.size for lv in different) + tuple(shape))
+    for lv in different:  # the lowest level's dim first: each wrapper reads the next leading dim
+        out = BatchedArray(out, 0, lv.level)
+    return out
+
+
 def _rng(gen):
     """The stream of ``gen`` (a dyngrad.Generator), else the default generator's."""
     return gen._stream if gen is not None else generator()
@@ -611,14 +633,16 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
     _check_device(device)
-    return _finish(_uniform(_rng(generator), _random_shape(size, "rand"), _float_dtype(dtype)), requires_grad)
+    g, npd = _rng(generator), _float_dtype(dtype)
+    return _finish(_vmap_draw(lambda s: _uniform(g, s, npd), _random_shape(size, "rand")), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
           pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
     _check_device(device)
-    return _finish(_normal(_rng(generator), _random_shape(size, "randn"), _float_dtype(dtype)), requires_grad)
+    g, npd = _rng(generator), _float_dtype(dtype)
+    return _finish(_vmap_draw(lambda s: _normal(g, s, npd), _random_shape(size, "randn")), requires_grad)
 
 
 def _integers(g, low, high, shape, npd):
@@ -644,7 +668,8 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     shape = _size((size,), "randint") if size else ()
     _check_nonnegative(shape)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
-    return _finish(_integers(_rng(generator), low, high, shape, npd), requires_grad)
+    g = _rng(generator)
+    return _finish(_vmap_draw(lambda s: _integers(g, low, high, s, npd), shape), requires_grad)
 
 
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -669,7 +694,7 @@ def rand_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad:
               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
     strides, _ = _like_order(t, memory_format)
-    values = _uniform(generator(), shape, npd)
+    values = _vmap_draw(lambda s: _uniform(generator(), s, npd), shape)
     if strides is not None:
         values = _kernels.arrange(values.ravel(), shape, strides)
     return _finish(values, requires_grad)
@@ -679,7 +704,7 @@ def randn_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad
                memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
     strides, contiguous = _like_order(t, memory_format)
-    values = _normal(generator(), shape, npd, contiguous=contiguous)
+    values = _vmap_draw(lambda s: _normal(generator(), s, npd, contiguous=contiguous), shape)
     if strides is not None:
         values = _kernels.arrange(values.ravel(), shape, strides)
     return _finish(values, requires_grad)
@@ -691,7 +716,7 @@ def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device
         low, high = 0, low
     shape, npd = _like(t, dtype, device)
     strides, _ = _like_order(t, memory_format)
-    values = _integers(generator(), low, high, shape, npd)
+    values = _vmap_draw(lambda s: _integers(generator(), low, high, s, npd), shape)
     if strides is not None:
         values = _kernels.arrange(values.ravel(), shape, strides)
     return _finish(values, requires_grad)

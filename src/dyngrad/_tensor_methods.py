@@ -18,12 +18,18 @@ from ._ops import (
     dropout_alpha,
     embedding,
     fft,
+    householder,
     indexing,
     indexing_extra,
     inplace,
     integration,
+    ldl,
     linalg,
+    linalg_composite,
     loss,
+    lowrank,
+    lstsq,
+    lu,
     matmul,
     nn_kernels,
     normalization,
@@ -415,7 +421,8 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
-    statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm,
+    statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
+    householder, lstsq, lowrank, ldl,
 )
 
 

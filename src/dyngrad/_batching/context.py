@@ -215,6 +215,10 @@ _SIZE_POSITION = {
 }
 
 
+# The draws of torch's mt19937 stream (_torch_rng.MT19937Stream) that random kernels make directly.
+_STREAM_DRAWS = frozenset({"words", "words64", "random", "random64"})
+
+
 class BatchedGenerator:
     """The random generator while a vmap runs: torch's ``randomness`` rules for every draw.
 
@@ -228,6 +232,8 @@ class BatchedGenerator:
 
     def __getattr__(self, name: str):
         attr = getattr(self._generator, name)
+        if name in _STREAM_DRAWS and any(lv.randomness == "error" for lv in STATE.stack):
+            _raise_randomness()  # torch's stream, drawn by a kernel (dropout's mask, a fill): refused as torch does
         if name not in _SIZE_POSITION and name not in ("permutation", "shuffle", "bytes", "permuted"):
             return attr
         return lambda *args, **kwargs: self._draw(name, args, kwargs)

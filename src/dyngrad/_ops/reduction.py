@@ -842,10 +842,11 @@ class LinalgVectorNormBackward0(Op):
         a, _ = self.saved()
         p, axes, keepdim, dtype = self._params
         norm = self.saved_result()
-        if dtype is not None and a._data.dtype != norm._data.dtype:
+        if dtype is not None and a._data.dtype != dtype:  # the forward computed in ``dtype`` (complex stays complex)
+            from .._dtype import from_numpy
             from .shape import to
 
-            a = to(a, norm.dtype)
+            a = to(a, from_numpy(xp.dtype(dtype)))
         ad = a._data
         if ad.ndim and not keepdim:
             g, norm = _unsqueeze_to(g, axes, False), _unsqueeze_to(norm, axes, False)
