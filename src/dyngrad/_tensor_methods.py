@@ -405,6 +405,10 @@ FAMILIES = (
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras,
 )
+# the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
+from ._ops import ctc, losses_margin  # noqa: E402
+
+FAMILIES = FAMILIES + (losses_margin, ctc)
 
 
 def install() -> None:

@@ -81,3 +81,26 @@ __all__ = [
     "PReLU", "Dropout1d", "Dropout2d", "InstanceNorm1d", "InstanceNorm2d",
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
 ]
+
+# the loss modules of issue 12 (margin, embedding, likelihood, CTC)
+from .loss import (  # noqa: E402
+    CosineEmbeddingLoss,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    NLLLoss2d,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
+
+__all__ += [
+    "CosineEmbeddingLoss", "CTCLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+]
