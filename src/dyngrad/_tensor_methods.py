@@ -406,9 +406,9 @@ FAMILIES = (
     special_ops, random_dist, cholesky_extras,
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
-from ._ops import ctc, losses_margin  # noqa: E402
+from ._ops import activations_extra, ctc, losses_margin  # noqa: E402
 
-FAMILIES = FAMILIES + (losses_margin, ctc)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra)
 
 
 def install() -> None:

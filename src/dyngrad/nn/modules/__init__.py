@@ -104,3 +104,8 @@ __all__ += [
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]
+
+# activations, alpha dropout and RMSNorm of issue 12
+from .activation_extra import AlphaDropout, FeatureAlphaDropout, Hardshrink, RMSNorm, RReLU, Softshrink  # noqa: E402
+
+__all__ += ["AlphaDropout", "FeatureAlphaDropout", "Hardshrink", "RMSNorm", "RReLU", "Softshrink"]
