@@ -114,6 +114,7 @@ from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is
 from . import autograd  # noqa: E402
 from . import fft, linalg, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
+from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
 from ._as_torch import install_as_torch  # noqa: E402
