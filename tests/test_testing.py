@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import both
 
 import dyngrad
+from conftest import both
 
 NAN, INF = float("nan"), float("inf")
 
