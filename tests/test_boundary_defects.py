@@ -24,23 +24,23 @@ def _grads(lib, fn, *values):
 
 
 CASES = {
-    "threshold_nan": lambda lib: _grads(lib, lambda l, x: l.nn.functional.threshold(x, 0.5, 2.0),
+    "threshold_nan": lambda lib: _grads(lib, lambda m, x: m.nn.functional.threshold(x, 0.5, 2.0),
                                         [NAN, -1.0, 0.5, 1.0] + [NAN] * 9),
-    "threshold_inplace_nan": lambda lib: _grads(lib, lambda l, x: l.nn.functional.threshold(x * 1, 0.5, 2.0, True),
+    "threshold_inplace_nan": lambda lib: _grads(lib, lambda m, x: m.nn.functional.threshold(x * 1, 0.5, 2.0, True),
                                                 [NAN, -1.0, 0.5, 1.0]),
-    "elu_family_nan": lambda lib: _grads(lib, lambda l, x: l.nn.functional.elu(x) + l.nn.functional.celu(x, 0.5)
-                                         + l.nn.functional.selu(x) + l.nn.functional.mish(x), [NAN, -1.0, 0.0, 1.0]),
-    "atan2_origin": lambda lib: _grads(lib, lambda l, a, b: l.atan2(a, b), [0.0, 1.0, 0.0, -0.0], [0.0, 0.0, 2.0, 0.0]),
-    "hardtanh_bounds": lambda lib: _grads(lib, lambda l, x: l.nn.functional.hardtanh(x), [-1.0, 1.0, 0.5, 2.0]),
-    "relu6_bounds": lambda lib: _grads(lib, lambda l, x: l.nn.functional.relu6(x), [0.0, 6.0, 3.0, 7.0]),
-    "normalize_p0": lambda lib: _grads(lib, lambda l, x: l.nn.functional.normalize(x, p=0, dim=0), [1.0, 0.0, 2.0, NAN]),
-    "normalize_p0_2d": lambda lib: _grads(lib, lambda l, x: l.nn.functional.normalize(x, p=0.0, dim=1),
+    "elu_family_nan": lambda lib: _grads(lib, lambda m, x: m.nn.functional.elu(x) + m.nn.functional.celu(x, 0.5)
+                                         + m.nn.functional.selu(x) + m.nn.functional.mish(x), [NAN, -1.0, 0.0, 1.0]),
+    "atan2_origin": lambda lib: _grads(lib, lambda m, a, b: m.atan2(a, b), [0.0, 1.0, 0.0, -0.0], [0.0, 0.0, 2.0, 0.0]),
+    "hardtanh_bounds": lambda lib: _grads(lib, lambda m, x: m.nn.functional.hardtanh(x), [-1.0, 1.0, 0.5, 2.0]),
+    "relu6_bounds": lambda lib: _grads(lib, lambda m, x: m.nn.functional.relu6(x), [0.0, 6.0, 3.0, 7.0]),
+    "normalize_p0": lambda lib: _grads(lib, lambda m, x: m.nn.functional.normalize(x, p=0, dim=0), [1.0, 0.0, 2.0, NAN]),
+    "normalize_p0_2d": lambda lib: _grads(lib, lambda m, x: m.nn.functional.normalize(x, p=0.0, dim=1),
                                           [[1.0, 0.0], [0.0, 0.0]]),
     "avg_pool2d_one_element_padding": lambda lib: _grads(
-        lib, lambda l, x: l.nn.functional.avg_pool2d(x, (3, 3), (1, 1), (1,), True, False, 2),
+        lib, lambda m, x: m.nn.functional.avg_pool2d(x, (3, 3), (1, 1), (1,), True, False, 2),
         np.arange(2 * 81.0).reshape(2, 1, 9, 9) / 40),
     "avg_pool2d_ceil_divisor": lambda lib: _grads(
-        lib, lambda l, x: l.nn.functional.avg_pool2d(x, 2, 2, ceil_mode=True, count_include_pad=False,
+        lib, lambda m, x: m.nn.functional.avg_pool2d(x, 2, 2, ceil_mode=True, count_include_pad=False,
                                                      divisor_override=3), np.arange(25.0).reshape(1, 1, 5, 5)),
     "tensordot_tensor_dims": lambda lib: lib.tensordot(lib.ones(2, 3), lib.ones(3, 5), dims=lib.tensor(1)),
     "tensordot_tensor_lists": lambda lib: lib.tensordot(lib.ones(2, 3), lib.ones(3, 5), dims=lib.tensor([[1], [0]])),
