@@ -109,3 +109,6 @@ __all__ += [
 from .activation_extra import AlphaDropout, FeatureAlphaDropout, Hardshrink, RMSNorm, RReLU, Softshrink  # noqa: E402
 
 __all__ += ["AlphaDropout", "FeatureAlphaDropout", "Hardshrink", "RMSNorm", "RReLU", "Softshrink"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
