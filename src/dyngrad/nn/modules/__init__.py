@@ -112,3 +112,15 @@ __all__ += ["AlphaDropout", "FeatureAlphaDropout", "Hardshrink", "RMSNorm", "RRe
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .lazy import (  # noqa: E402
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyLinear,
+)
+
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyLinear"]
