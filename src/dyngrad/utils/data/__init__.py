@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._collate import default_collate, default_convert
+from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader
 from .dataset import (
     ChainDataset,
@@ -16,13 +17,7 @@ from .dataset import (
 )
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
-
-def get_worker_info():
-    """Information about the current DataLoader worker: always None, as loading runs in the calling process."""
-    return None
-
-
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
-           "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info",
+           "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
            "random_split"]
