@@ -107,6 +107,11 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
     from . import grad
     from .grad_mode import _state
 
+    if getattr(op, "linear_tangent", False) and not isinstance(outputs, tuple):
+        # an op linear in its one tensor input (mean): the tangent is the op applied to the tangent, which keeps
+        # torch's NaN for the mean of an empty tangent (the vjp route below would give 0)
+        tangent = inputs[0]._fw_grad
+        return [None if tangent is None else wrap(xp.asarray(op.forward(tangent._data, *params)))]
     leaves, tangents, new_inputs = [], [], []
     for t in inputs:
         if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
