@@ -303,6 +303,15 @@ class Converter:
             return x
         if isinstance(x, types.FunctionType):  # a callable argument written in torch's test suite
             return rebind(x)
+        if isinstance(x, torch.nn.Module) and hasattr(dyngrad.nn, type(x).__name__) and not x._parameters \
+                and not x._buffers and not x._modules:  # a stateless layer (PairwiseDistance): its settings
+            d = object.__new__(getattr(dyngrad.nn, type(x).__name__))
+            dyngrad.nn.Module.__init__(d)
+            for k, v in vars(x).items():
+                if not k.startswith("_"):
+                    setattr(d, k, self(v))
+            d.train(x.training)
+            return d
         raise Unconvertible(f"{type(x).__module__}.{type(x).__qualname__}")
 
     def tensor(self, t: torch.Tensor):

@@ -123,10 +123,10 @@ def test_names_dyngrad_lacks_say_so() -> None:
         "ModuleNotFoundError: No module named 'torch.onnx': dyngrad, running in place of torch, does not "
         "provide torch.onnx (there is no dyngrad.onnx)\n"
     )
-    run = _run("-m", "dyngrad", "-c", "import torch; torch.compile")
+    run = _run("-m", "dyngrad", "-c", "import torch; torch.quantize_per_tensor")
     assert run.stderr.endswith(
-        "AttributeError: module 'dyngrad' has no attribute 'compile' (dyngrad does not provide torch.compile; "
-        "docs/differences.md lists what is missing)\n"
+        "AttributeError: module 'dyngrad' has no attribute 'quantize_per_tensor' (dyngrad does not provide "
+        "torch.quantize_per_tensor; docs/differences.md lists what is missing)\n"
     )
 
 

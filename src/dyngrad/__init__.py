@@ -116,6 +116,8 @@ from . import fft, linalg, masked, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402,F401  (torch.vmap)
+from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
+from ._compile import compile  # noqa: E402,F401,A004  (torch.compile: the model runs as it is)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint without its own import)
 from .serialization import load, save  # noqa: E402
 from ._as_torch import install_as_torch  # noqa: E402
@@ -124,6 +126,8 @@ from ._runtime import (  # noqa: E402  (the switches scripts set in their first 
     get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_default_device,
     set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms,
 )
+from ._runtime import get_num_interop_threads, is_autocast_enabled, set_num_interop_threads  # noqa: E402
+from . import amp, cpu  # noqa: E402,F401  (torch.amp.GradScaler, torch.cpu.amp)
 
 _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)

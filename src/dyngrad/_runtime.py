@@ -42,17 +42,57 @@ def get_default_device():
     return CPU
 
 
+def _thread_count(n, fn: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"{fn} expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError(f"{fn} expects a positive integer")
+    return n
+
+
 def set_num_threads(n: int) -> None:
-    """Recorded for ``get_num_threads``; NumPy's BLAS keeps its own thread count (set OMP_NUM_THREADS)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise RuntimeError("set_num_threads expects a positive integer")
-    global _num_threads
-    _num_threads = n
+    """Set the number of threads of the BLAS that NumPy calls (dyngrad's only multi-threaded work), through
+    ``threadpoolctl`` when it is installed (the ``threads`` extra); without it the number is recorded only
+    (set OMP_NUM_THREADS before starting Python instead). ``get_num_threads`` returns it.
+
+    Raises:
+        RuntimeError: ``n`` is not an int (torch's "set_num_threads expects an int, but got float") or not positive.
+    """
+    global _num_threads, _blas_limit
+    _num_threads = _thread_count(n, "set_num_threads")
+    try:
+        import threadpoolctl
+    except ImportError:
+        return
+    # kept alive so the limit holds; a new call replaces it (threadpoolctl applies it on construction)
+    _blas_limit = threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+
+
+_blas_limit = None
 
 
 def get_num_threads() -> int:
     """The number given to ``set_num_threads``, else the number of CPUs (torch's intra-op default)."""
     return _num_threads or os.cpu_count() or 1
+
+
+_num_interop_threads: int | None = None
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Recorded for ``get_num_interop_threads`` (dyngrad runs no inter-op pool); torch's errors: not positive, or
+    a second call ("cannot set number of interop threads after parallel work has started ...")."""
+    global _num_interop_threads
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _num_interop_threads is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _num_interop_threads = n
+
+
+def get_num_interop_threads() -> int:
+    return _num_interop_threads or os.cpu_count() or 1
 
 
 def set_float32_matmul_precision(precision: str) -> None:
@@ -88,6 +128,14 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _deterministic_warn_only
 
 
+_autocast_enabled: dict = {}  # device type -> whether an autocast region for it is active
+
+
+def is_autocast_enabled(device_type=None) -> bool:
+    """Whether an enabled ``autocast`` region is active for ``device_type`` (no argument: "cuda", as torch)."""
+    return _autocast_enabled.get("cuda" if device_type is None else device_type, False)
+
+
 class autocast:
     """torch.autocast as a CPU-only build without reduced-precision kernels runs it: ops keep their dtypes.
 
@@ -112,9 +160,12 @@ class autocast:
                           "dtypes (full precision).", UserWarning, stacklevel=2)
 
     def __enter__(self):
+        self._prev = _autocast_enabled.get(self.device_type, False)
+        _autocast_enabled[self.device_type] = self._enabled
         return self
 
     def __exit__(self, *exc) -> None:
+        _autocast_enabled[self.device_type] = self._prev
         return None
 
     def __call__(self, fn):

@@ -424,6 +424,10 @@ FAMILIES = (
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
     householder, lstsq, lowrank, ldl,
 )
+# the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
+from ._ops import activations_extra, ctc, losses_margin  # noqa: E402
+
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra)
 
 
 def install() -> None:

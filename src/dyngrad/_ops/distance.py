@@ -173,7 +173,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode="use_mm_for_eucli
 
 
 class _Norm(Op):
-    """norm(input, p, dim, keepdim) = (sum |x|^p)^(1/p) over ``dim`` (p finite > 0, or inf).
+    """norm(input, p, dim, keepdim) = (sum |x|^p)^(1/p) over ``dim`` (p finite nonzero, or inf; p = 0 counts
+    the nonzero entries).
 
     Backward (derivatives.yaml, norm_backward): p = 2: grad * x / norm; general p: grad * x * |x|^(p-2) /
     norm^(p-1); p = 1: grad * sign(x); zero where the norm is 0; inf: grad at the maxima of |x|, split evenly.
@@ -192,6 +193,8 @@ class _Norm(Op):
                 xp.sum(a, axis=axes, keepdims=keepdim).shape, dtype=xp.abs(a).dtype)
         if p == 2:
             return xp.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+        if p == 0:  # the count of nonzero entries (torch's "0-norm"), in the input's real dtype
+            return (a != 0).sum(axis=axes, keepdims=keepdim).astype(xp.abs(a[:0]).dtype)
         return (xp.abs(a) ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
 
     def backward(self, g):
@@ -202,6 +205,8 @@ class _Norm(Op):
             for ax in axes:
                 norm, g = norm.unsqueeze(ax), g.unsqueeze(ax)
         zero = wrap(norm._data == 0)
+        if p == 0:  # a count: its gradient is zero (derivatives.yaml norm_backward), NaN inputs included
+            return (wrap(xp.zeros(x._data.shape, dtype=g._data.dtype)),)
         if p == 1:
             return (g * wrap(xp.sign(x._data)),)
         if p == float("inf"):

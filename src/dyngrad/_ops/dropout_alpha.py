@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from .. import _dtype
 from .._backend import generator, xp
 from .._random_kernels import arrange, bernoulli_scalar, is_dense
 from .._tensor import Tensor, wrap
@@ -41,7 +42,7 @@ def _alpha_impl(input: Tensor, p: float, training: bool, inplace: bool, feature:
     if p == 0 or not training or a.size == 0:
         return input
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {a.dtype}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype.scalar_type_name(a.dtype)}")
     _check_bernoulli(a, p)
     if p == 1:
         zero = wrap(xp.zeros((), dtype=a.dtype))
@@ -92,6 +93,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 EXPORTS: dict = {
     "alpha_dropout": lambda input, p, train: alpha_dropout(input, p, train),  # noqa: A006 - torch.alpha_dropout
     "feature_alpha_dropout": lambda input, p, train: feature_alpha_dropout(input, p, train),  # noqa: A006
+    "alpha_dropout_": lambda input, p, train: alpha_dropout(input, p, train, inplace=True),  # noqa: A006
 }
 FUNCTIONAL_EXPORTS: dict = {
     "alpha_dropout": alpha_dropout, "feature_alpha_dropout": feature_alpha_dropout, "dropout3d": dropout3d,

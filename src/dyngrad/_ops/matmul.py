@@ -718,6 +718,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     Raises:
         RuntimeError: negative dims, lists of different lengths, or contracted sizes that differ.
     """
+    if isinstance(dims, Tensor):  # torch.tensordot(a, b, dims=torch.tensor(1)) or a tensor of dim lists
+        dims = int(dims.item()) if dims._data.ndim == 0 else dims.tolist()
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

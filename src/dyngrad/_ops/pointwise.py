@@ -1174,17 +1174,19 @@ class HardswishBackward0(Op):
 
 @register
 class ThresholdBackward0(Op):
-    """threshold(input, threshold, value): x where x > threshold, else value; gradient where x > threshold."""
+    """threshold(input, threshold, value): value where x <= threshold, else x; gradient zero where x <= threshold.
+
+    The test is aten's ``x <= threshold``, so a NaN input passes through (NaN out, gradient kept)."""
 
     save_inputs = True
 
     @staticmethod
     def forward(a, threshold, value):
-        return xp.where(a > threshold, a, xp.asarray(value, dtype=a.dtype))
+        return xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
 
     def backward(self, g):
         (x,) = self.saved()
-        return (where_(x > self._params[0], g, 0.0),)
+        return (where_(x <= self._params[0], 0.0, g),)
 
 
 @register
@@ -1339,7 +1341,8 @@ def _binary_grads(self):
 
 @register
 class Atan2Backward0(Op):
-    """atan2(input, other): with r = 1 / (input**2 + other**2): grad * other * r, grad * -input * r."""
+    """atan2(input, other): with r = 1 / (input**2 + other**2): grad * other * r, grad * -input * r; at
+    (0, 0) r is taken as 0 (torch's atan2_backward masks the infinite reciprocal), so the gradients are 0 and -0."""
 
     save_inputs = True
 
@@ -1349,7 +1352,8 @@ class Atan2Backward0(Op):
 
     def backward(self, g):
         a, b = self.saved()
-        r = reciprocal(a * a + b * b)
+        denom = a * a + b * b
+        r = where_(denom == 0, 0.0, reciprocal(denom))
         need_a, need_b = _binary_grads(self)
         return (g * b * r if need_a else None, g * -a * r if need_b else None)
 

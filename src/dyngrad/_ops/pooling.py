@@ -35,11 +35,18 @@ def _pool_out(size: int, k: int, pad: int, s: int, d: int, ceil_mode: bool) -> i
     return out
 
 
+def _pool_tuple(v, n: int) -> tuple:
+    """A pooling size: an int or a one-element sequence stands for all ``n`` dims (aten's pooling argument checks
+    accept ``(k,)`` as ``k``)."""
+    t = _tuple(v, n)
+    return t * n if len(t) == 1 else t
+
+
 def _pool_setup(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     """Normalise pooling arguments and run aten's shape checks; returns (kernel, stride, pad4, dilation, out_hw)."""
-    kernel = _tuple(kernel_size, 2)
-    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _tuple(stride, 2)
-    pad, dil = _tuple(padding, 2), _tuple(dilation, 2)
+    kernel = _pool_tuple(kernel_size, 2)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pool_tuple(stride, 2)
+    pad, dil = _pool_tuple(padding, 2), _pool_tuple(dilation, 2)
     a = x._data
     h, w = a.shape[-2:]
     oh = _pool_out(h, kernel[0], pad[0], stride[0], dil[0], ceil_mode)

@@ -125,6 +125,8 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
 class MeanBackward0(Op):
     """mean(input): grad / numel expanded to the input's shape."""
 
+    linear_tangent = True  # forward AD: the tangent is the mean of the tangent (NaN when empty, as torch)
+
     @staticmethod
     def forward(a, shape):
         # sum / count: the same value as a.mean() at half its cost on small arrays
@@ -145,6 +147,8 @@ class MeanBackward0(Op):
 @register
 class MeanBackward1(Op):
     """mean(input, dim, keepdim): grad / (reduced count), unsqueezed and expanded."""
+
+    linear_tangent = True
 
     @staticmethod
     def forward(a, axes, keepdim, shape):

@@ -142,6 +142,11 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
     differentiable = prev_grad and any(
         isinstance(t, Tensor) and (t._requires_grad or (t._fw_grad is not None and t._fw_grad._requires_grad))
         for t in inputs)
+    if getattr(op, "linear_tangent", False) and not isinstance(outputs, tuple):
+        # an op linear in its one tensor input (mean): the tangent is the op applied to the tangent, which keeps
+        # torch's NaN for the mean of an empty tangent (the vjp route below would give 0)
+        tangent = inputs[0]._fw_grad
+        return [None if tangent is None else wrap(xp.asarray(op.forward(tangent._data, *params)))]
     leaves, tangents, new_inputs = [], [], []
     batched = None
     if STATE.batching:  # vmapped tangents (jacfwd): every sample's product is its own (_batching/tensors.py)

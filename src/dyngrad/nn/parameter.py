@@ -90,3 +90,88 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent: bool = True) -> None:
         pass
+
+
+# ------------------------------------------------------------------ lazy (uninitialized) parameters and buffers
+
+_UNINITIALIZED_ACCESS = (
+    "Can't access the {} of an uninitialized parameter or buffer. This error usually happens in `load_state_dict` "
+    "when trying to load an uninitialized parameter into an initialized one. Call `forward` to initialize the "
+    "parameters before accessing their attributes."
+)
+
+
+class _UninitializedMixin:
+    """A tensor with no shape yet (torch.nn.parameter.UninitializedTensorMixin): the lazy modules make one per
+    parameter/buffer and ``materialize(shape)`` gives it its shape (uninitialized values) and its final class."""
+
+    cls_to_become = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        npd = self._data.dtype if dtype is None else dtype.np
+        self._data = xp.empty(tuple(shape) if isinstance(shape, (list, tuple)) else (shape,), dtype=npd)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINITIALIZED_ACCESS.format("shape"))
+
+    def size(self, dim=None):
+        raise RuntimeError(_UNINITIALIZED_ACCESS.format("size"))
+
+    def numel(self):
+        raise RuntimeError(_UNINITIALIZED_ACCESS.format("numel"))
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def detach(self):
+        """Still uninitialized (a state_dict of a lazy module holds these, as torch's)."""
+        return type(self)(requires_grad=False)
+
+    def to(self, *args, **kwargs):
+        """Still uninitialized, in the requested dtype (so ``module.double()`` before the first forward holds)."""
+        from .._dtype import dtype as _dtype_cls
+
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _dtype_cls):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+        out = type(self)(requires_grad=self._requires_grad)
+        out._data = xp.empty((0,), dtype=dtype.np if dtype is not None else self._data.dtype)
+        return out
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    """A parameter of a lazy module before its first forward (torch.nn.parameter.UninitializedParameter)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        self = Parameter.__new__(cls, None, requires_grad)
+        if dtype is not None:
+            self._data = xp.empty((0,), dtype=dtype.np)
+        return self
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
+        pass
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer of a lazy module before its first forward (torch.nn.parameter.UninitializedBuffer)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
+        self = object.__new__(cls)
+        self._data = xp.empty((0,), dtype=(dtype.np if dtype is not None else get_default_dtype().np))
+        self._vc = [0]
+        self._requires_grad = requires_grad
+        return self
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass

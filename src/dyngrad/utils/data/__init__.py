@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import distributed  # noqa: F401  (torch.utils.data.distributed)
 from ._collate import default_collate, default_convert
+from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader
 from .dataset import (
     ChainDataset,
@@ -18,13 +19,7 @@ from .dataset import (
 from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
-
-def get_worker_info():
-    """Information about the current DataLoader worker: always None, as loading runs in the calling process."""
-    return None
-
-
 __all__ = ["BatchSampler", "DistributedSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
-           "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info",
+           "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
            "random_split"]

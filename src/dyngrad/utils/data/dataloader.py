@@ -1,7 +1,7 @@
 """DataLoader (torch.utils.data.DataLoader): batches from a dataset via a sampler and a collate function.
 
-Loading runs in the calling process; ``num_workers`` and the other multiprocessing options are
-accepted for compatibility and ignored.
+With ``num_workers == 0`` loading runs in the calling process; with ``num_workers > 0`` it runs in worker
+processes (see _worker.py), with torch's batches in torch's order.
 """
 
 from __future__ import annotations
@@ -30,21 +30,21 @@ class DataLoader:
         sampler: an iterable of indices, instead of ``shuffle``.
         batch_sampler: an iterable of lists of indices, instead of ``batch_size``/``shuffle``/
             ``sampler``/``drop_last``.
-        num_workers: accepted; batches are always loaded in the main process (dyngrad has no
-            worker processes).
+        num_workers: the number of worker processes loading batches (0: the calling process).
         collate_fn: merges a list of samples into a batch.
         pin_memory: accepted and ignored (CPU only).
         drop_last: drop a last, incomplete batch.
         generator: the ``dyngrad.Generator`` that shuffles (e.g. ``Generator().manual_seed(0)``).
 
-    ``timeout``, ``worker_init_fn``, ``multiprocessing_context``, ``prefetch_factor``,
-    ``persistent_workers``, ``pin_memory_device`` and ``in_order`` are accepted for compatibility
-    (there are no worker processes).
+    With workers: ``timeout`` (seconds per batch, then torch's RuntimeError), ``worker_init_fn(worker_id)``,
+    ``multiprocessing_context`` (a start method name or context), ``prefetch_factor`` (batches in flight per
+    worker, 2 by default), ``persistent_workers`` (keep the workers between epochs). ``pin_memory_device`` and
+    ``in_order`` are accepted (batches always come in order).
 
     Raises:
         ValueError: options that exclude each other, with torch's texts (``sampler`` with
             ``shuffle``, ``batch_sampler`` with ``batch_size``, shuffling an ``IterableDataset``,
-            a negative ``num_workers``).
+            a negative ``num_workers``, ``prefetch_factor`` or ``persistent_workers`` without workers).
 
     Example::
 
@@ -67,8 +67,23 @@ class DataLoader:
             )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "
+                "multiprocessing, otherwise set prefetch_factor to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterator = None
         self.pin_memory = pin_memory
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
@@ -125,6 +140,21 @@ class DataLoader:
         return [self.dataset[i] for i in indices]
 
     def __iter__(self):
+        if self.num_workers > 0:
+            from ._worker import _MultiProcessingIterator
+
+            # persistent workers of a map-style dataset serve every epoch; an iterable dataset's copies in the
+            # workers cannot be rewound, so it gets fresh workers
+            if self.persistent_workers and not self._is_iterable:
+                if self._iterator is None or self._iterator._shutdown:
+                    self._iterator = _MultiProcessingIterator(self)
+                else:
+                    self._iterator._reset()
+                return self._iterator
+            return _MultiProcessingIterator(self)
+        return self._single_process_iter()
+
+    def _single_process_iter(self):
         # torch's _BaseDataLoaderIter draws a base seed (for worker seeds) from the loader's generator before
         # the sampler runs: one int64 random_(), which moves the stream as torch's does
         from ..._creation import empty
