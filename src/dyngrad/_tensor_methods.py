@@ -40,6 +40,7 @@ from ._ops import comparison as cmp
 from ._ops import complex as cplx
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError, reflected
+from ._ops.nn_families import NN_FAMILIES
 from ._tensor import Tensor
 
 # Note [Operators and foreign operands]
@@ -404,6 +405,7 @@ FAMILIES = (
     pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras,
+    *NN_FAMILIES,
 )
 
 

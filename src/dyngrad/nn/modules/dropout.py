@@ -1,4 +1,4 @@
-"""Dropout, Dropout1d, Dropout2d (torch.nn): zero elements (or whole channels) with probability p in training
+"""Dropout, Dropout1d, Dropout2d, Dropout3d (torch.nn): zero elements (or whole channels) with probability p in training
 mode and scale the rest by 1/(1-p)."""
 
 from __future__ import annotations
@@ -36,3 +36,10 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Channel-wise dropout of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

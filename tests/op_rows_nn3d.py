@@ -1,0 +1,129 @@
+"""Rows for the 3-D convolution and pooling kernels (src/dyngrad/_ops/convnd.py, pool3d.py) and the channel
+ops (channel_ops.py): dyngrad.nn.functional vs torch.nn.functional."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from op_table import C, OpInfo, fixed
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+@st.composite
+def _conv3d_shapes(draw, transposed=False):
+    g = draw(st.integers(1, 2))
+    cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    n = draw(st.integers(1, 2))
+    spatial = tuple(draw(st.lists(st.integers(1, 4), min_size=3, max_size=3)))
+    kernel = tuple(draw(st.lists(st.integers(1, 2), min_size=3, max_size=3)))
+    shapes = ((n, g * cg) + spatial, ((g * cg, og) if transposed else (g * og, cg)) + kernel)
+    if draw(st.booleans()):
+        shapes += ((g * og,),)
+    return shapes
+
+
+def _conv3d_params(data, shapes, transposed=False):
+    groups = shapes[0][1] // (shapes[1][0] if transposed else shapes[1][1])
+    pads = [0, 1, (1, 0, 1)] + ([] if transposed else ["same", "valid"])
+    if transposed:  # (an empty transposed output: torch's float32 mkldnn path raises another message)
+        sizes = [n + k - 1 for n, k in zip(shapes[0][2:], shapes[1][2:])]
+        pads = [p for p in pads if all(s > 2 * q for s, q in zip(sizes, p if isinstance(p, tuple) else (p,) * 3))]
+    out = {"stride": data.draw(st.sampled_from([1, 2, (1, 2, 1)])), "padding": data.draw(st.sampled_from(pads)),
+           "dilation": data.draw(st.sampled_from([1, 2])), "groups": groups}
+    if out["padding"] == "same":
+        out["stride"] = 1
+    if transposed:
+        out["output_padding"] = data.draw(st.sampled_from([0, 1]))
+    return out
+
+
+@st.composite
+def _volume(draw, nd=3, min_side=1):
+    lead = tuple(draw(st.lists(st.integers(1, 2), min_size=1, max_size=2)))
+    return (lead + tuple(draw(st.lists(st.integers(min_side, 4), min_size=nd, max_size=nd))),)
+
+
+def _pool3d_params(data, shapes, dilation=True):
+    out = {"kernel_size": data.draw(st.sampled_from([1, 2, (2, 1, 2)])),
+           "stride": data.draw(st.sampled_from([None, 1, 2, (1, 2, 1)])),
+           "padding": data.draw(st.sampled_from([0, 1, (1, 0, 0)])),
+           "ceil_mode": data.draw(st.booleans())}
+    if dilation:
+        out["dilation"] = data.draw(st.sampled_from([1, 2]))
+    return out
+
+
+def _avg3d_params(data, shapes):
+    out = _pool3d_params(data, shapes, dilation=False)
+    out["count_include_pad"] = data.draw(st.booleans())
+    out["divisor_override"] = data.draw(st.sampled_from([None, None, 3]))
+    return out
+
+
+def _adaptive3d_params(data, shapes):
+    d, h, w = shapes[0][-3:]
+    return {"output_size": data.draw(st.sampled_from([1, (1, 1, 1), (2, None, 1), (3, 2, 2), (d, h, w),
+                                                      (d + 1, 1, h)]))}
+
+
+def _adaptive1d_params(data, shapes):
+    return {"output_size": data.draw(st.sampled_from([1, 2, 3, shapes[0][-1] + 1]))}
+
+
+@st.composite
+def _shuffle_shapes(draw, up=True):
+    r = draw(st.integers(1, 2))
+    lead = tuple(draw(st.lists(st.integers(1, 2), min_size=0, max_size=2)))
+    c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    return ((lead + ((c * r * r, h, w) if up else (c, h * r, w * r))),), r
+
+
+ROWS: list[OpInfo] = [
+    OpInfo("conv3d", lambda lib, x, w, b=None, **kw: F(lib).conv3d(x, w, b, **kw), _conv3d_shapes(),
+           covers=("ConvolutionBackward0",), params=_conv3d_params, **C),
+    OpInfo("conv_transpose3d", lambda lib, x, w, b=None, **kw: F(lib).conv_transpose3d(x, w, b, **kw),
+           _conv3d_shapes(transposed=True), covers=("ConvolutionBackward0",),
+           params=lambda d, s: _conv3d_params(d, s, transposed=True), **C),
+    OpInfo("conv3d_unbatched", lambda lib, x, w: F(lib).conv3d(x, w, padding=1), fixed((2, 3, 2, 3), (1, 2, 2, 2, 2)),
+           covers=("ConvolutionBackward0", "SqueezeBackward1", "UnsqueezeBackward0")),
+    OpInfo("max_pool3d", lambda lib, x, **kw: F(lib).max_pool3d(x, **kw), _volume(),
+           covers=("MaxPool3DWithIndicesBackward0", "MaxPool3DWithIndicesBackwardBackward0"), params=_pool3d_params,
+           ties=True, gradcheck=False),
+    OpInfo("max_pool3d_indices", lambda lib, x, **kw: F(lib).max_pool3d(x, return_indices=True, **kw)[1], _volume(),
+           covers=(), params=_pool3d_params, ties=True, differentiable=False),
+    OpInfo("max_pool3d_smooth", lambda lib, x, **kw: F(lib).max_pool3d(x, **kw), _volume(),
+           covers=("MaxPool3DWithIndicesBackward0",), params=lambda d, s: _pool3d_params(d, s, dilation=False)),
+    OpInfo("avg_pool3d", lambda lib, x, **kw: F(lib).avg_pool3d(x, **kw), _volume(),
+           covers=("AvgPool3DBackward0", "AvgPool3DBackwardBackward0"), params=_avg3d_params),
+    OpInfo("adaptive_avg_pool3d", lambda lib, x, output_size: F(lib).adaptive_avg_pool3d(x, output_size), _volume(),
+           covers=("AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0", "MeanBackward1"),
+           params=_adaptive3d_params),
+    OpInfo("adaptive_max_pool3d", lambda lib, x, output_size: F(lib).adaptive_max_pool3d(x, output_size), _volume(),
+           covers=("AdaptiveMaxPool3DBackward0", "MaxPool3DWithIndicesBackwardBackward0"), params=_adaptive3d_params,
+           ties=True, gradcheck=False),
+    OpInfo("adaptive_max_pool3d_indices",
+           lambda lib, x, output_size: F(lib).adaptive_max_pool3d(x, output_size, return_indices=True)[1], _volume(),
+           covers=(), params=_adaptive3d_params, ties=True, differentiable=False),
+    OpInfo("adaptive_avg_pool1d", lambda lib, x, output_size: F(lib).adaptive_avg_pool1d(x, output_size),
+           _volume(nd=1), covers=("AdaptiveAvgPool2DBackward0", "SqueezeBackward1", "UnsqueezeBackward0"),
+           params=_adaptive1d_params),
+    OpInfo("adaptive_max_pool1d", lambda lib, x, output_size: F(lib).adaptive_max_pool1d(x, output_size),
+           _volume(nd=1), covers=("AdaptiveMaxPool2DBackward0", "SqueezeBackward1", "UnsqueezeBackward0"),
+           params=_adaptive1d_params, ties=True, gradcheck=False),
+    OpInfo("pixel_shuffle", lambda lib, x, r: F(lib).pixel_shuffle(x, r), _shuffle_shapes().map(lambda s: s[0]),
+           covers=("PixelShuffleBackward0", "PixelUnshuffleBackward0"),
+           params=lambda d, s: {"r": d.draw(st.sampled_from([r for r in (1, 2) if s[0][-3] % (r * r) == 0]))}, **C),
+    OpInfo("pixel_unshuffle", lambda lib, x, r: F(lib).pixel_unshuffle(x, r), _shuffle_shapes(up=False).map(
+           lambda s: s[0]), covers=("PixelUnshuffleBackward0", "PixelShuffleBackward0"),
+           params=lambda d, s: {"r": d.draw(st.sampled_from(
+               [r for r in (1, 2, 3) if s[0][-1] % r == 0 and s[0][-2] % r == 0]))}, **C),
+    OpInfo("channel_shuffle", lambda lib, x, g: F(lib).channel_shuffle(x, g), fixed((2, 6, 2, 3)),
+           covers=("ChannelShuffleBackward0",), params=lambda d, s: {"g": d.draw(st.sampled_from([1, 2, 3, 6]))}, **C),
+    OpInfo("local_response_norm", lambda lib, x, **kw: F(lib).local_response_norm(x, **kw),
+           st.sampled_from([((2, 5, 3),), ((1, 4, 2, 3),), ((2, 3, 2, 1, 2),)]), covers=(),
+           params=lambda d, s: {"size": d.draw(st.sampled_from([1, 2, 3])), "alpha": 0.5,
+                                "beta": d.draw(st.sampled_from([0.75, 1.5])), "k": 2.0}),
+]

@@ -1,0 +1,126 @@
+"""3-D layers and channel layers (Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, the 1-D / 3-D adaptive poolings,
+BatchNorm3d, InstanceNorm3d, Dropout3d, the *Pad3d layers, PixelShuffle, PixelUnshuffle, ChannelShuffle,
+LocalResponseNorm, Softmax2d) against torch's: the same weights, inputs and output gradients give the same
+reprs, outputs, grad_fn names, input and parameter gradients and buffers, in float32 and float64."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as tnn
+
+import dyngrad
+import dyngrad.nn as dnn
+from conftest import assert_same_tensor
+
+
+def _copy_weights(tm, dm):
+    sd = OrderedDict((k, dyngrad.tensor(v.detach().numpy())) for k, v in tm.state_dict().items())
+    assert repr(dm.load_state_dict(sd)) == "<All keys matched successfully>"
+
+
+LAYERS = [
+    ("Conv3d", lambda nn: nn.Conv3d(2, 4, 3, padding=1), [(2, 2, 4, 5, 3)]),
+    ("Conv3d-args", lambda nn: nn.Conv3d(4, 2, (2, 3, 1), stride=(1, 2, 1), dilation=(2, 1, 1), groups=2,
+                                         bias=False), [(1, 4, 5, 5, 3)]),
+    ("Conv3d-same", lambda nn: nn.Conv3d(2, 2, 3, padding="same"), [(1, 2, 3, 4, 3)]),
+    ("Conv3d-reflect", lambda nn: nn.Conv3d(2, 3, 2, padding=1, padding_mode="reflect"), [(1, 2, 3, 3, 4)]),
+    ("Conv3d-circular", lambda nn: nn.Conv3d(2, 3, 2, padding=1, padding_mode="circular"), [(1, 2, 3, 3, 4)]),
+    ("Conv3d-unbatched", lambda nn: nn.Conv3d(2, 3, 2), [(2, 3, 3, 4)]),
+    ("ConvTranspose3d", lambda nn: nn.ConvTranspose3d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2),
+     [(1, 4, 2, 3, 2)]),
+    ("ConvTranspose3d-dil", lambda nn: nn.ConvTranspose3d(2, 3, (2, 1, 2), dilation=2), [(2, 2, 2, 3, 2)]),
+    ("MaxPool3d", lambda nn: nn.MaxPool3d(2), [(2, 3, 4, 4, 5)]),
+    ("MaxPool3d-args", lambda nn: nn.MaxPool3d((3, 2, 2), stride=1, padding=1, dilation=(1, 2, 1), ceil_mode=True),
+     [(1, 2, 5, 5, 4)]),
+    ("AvgPool3d", lambda nn: nn.AvgPool3d(2), [(2, 3, 4, 4, 5)]),
+    ("AvgPool3d-args", lambda nn: nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False, ceil_mode=True),
+     [(1, 2, 5, 6, 4)]),
+    ("AvgPool3d-divisor", lambda nn: nn.AvgPool3d(2, divisor_override=3), [(3, 4, 4, 5)]),
+    ("AdaptiveAvgPool1d", lambda nn: nn.AdaptiveAvgPool1d(3), [(2, 3, 7)]),
+    ("AdaptiveAvgPool3d", lambda nn: nn.AdaptiveAvgPool3d((2, None, 3)), [(2, 2, 5, 4, 7)]),
+    ("AdaptiveMaxPool1d", lambda nn: nn.AdaptiveMaxPool1d(4), [(2, 3, 7)]),
+    ("AdaptiveMaxPool3d", lambda nn: nn.AdaptiveMaxPool3d(2), [(2, 2, 5, 4, 7)]),
+    ("BatchNorm3d", lambda nn: nn.BatchNorm3d(3, momentum=0.3), [(2, 3, 2, 3, 2)]),
+    ("BatchNorm3d-eval", lambda nn: nn.BatchNorm3d(3).eval(), [(2, 3, 2, 3, 2)]),
+    ("InstanceNorm3d", lambda nn: nn.InstanceNorm3d(3, affine=True, track_running_stats=True), [(2, 3, 2, 3, 2)]),
+    ("InstanceNorm3d-unbatched", lambda nn: nn.InstanceNorm3d(3), [(3, 2, 3, 2)]),
+    ("Dropout3d-eval", lambda nn: nn.Dropout3d(0.3).eval(), [(2, 3, 2, 2, 2)]),
+    ("ZeroPad3d", lambda nn: nn.ZeroPad3d((1, 0, 2, 1, 0, 1)), [(1, 2, 2, 3, 2)]),
+    ("ConstantPad3d", lambda nn: nn.ConstantPad3d(1, 2.5), [(1, 2, 2, 3, 2)]),
+    ("ReflectionPad3d", lambda nn: nn.ReflectionPad3d((1, 1, 0, 2, 1, 0)), [(1, 2, 2, 3, 3)]),
+    ("ReplicationPad3d", lambda nn: nn.ReplicationPad3d(2), [(1, 2, 2, 3, 2)]),
+    ("CircularPad3d", lambda nn: nn.CircularPad3d(1), [(1, 2, 2, 3, 2)]),
+    ("PixelShuffle", lambda nn: nn.PixelShuffle(2), [(2, 8, 3, 2)]),
+    ("PixelUnshuffle", lambda nn: nn.PixelUnshuffle(3), [(1, 2, 3, 6)]),
+    ("ChannelShuffle", lambda nn: nn.ChannelShuffle(3), [(2, 6, 2, 2)]),
+    ("LocalResponseNorm", lambda nn: nn.LocalResponseNorm(3, alpha=0.2, beta=0.9, k=1.5), [(2, 5, 3, 2)]),
+    ("Softmax2d", lambda nn: nn.Softmax2d(), [(2, 3, 2, 2)]),
+    ("Conv3d+PixelShuffle", lambda nn: nn.Sequential(nn.Conv3d(1, 4, 3, padding=1), nn.ReLU(), nn.Flatten(1, 2),
+                                                      nn.PixelShuffle(2)), [(2, 1, 2, 3, 3)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,make,shapes", LAYERS, ids=[row[0] for row in LAYERS])
+def test_layer_parity(name, make, shapes, dtype):
+    torch.manual_seed(0)
+    tm, dm = make(tnn), make(dnn)
+    if dtype == "float64":
+        tm, dm = tm.double(), dm.double()
+    assert repr(dm) == repr(tm)
+    assert list(dm.state_dict()) == list(tm.state_dict())
+    with torch.no_grad():  # move off torch's ones/zeros defaults so every parameter matters
+        for p in tm.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+        for b in tm.buffers():
+            if b.is_floating_point():
+                b.add_(torch.rand_like(b) * 0.2)
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
+    dx = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
+    tout, dout = tm(*tx), dm(*dx)
+    assert_same_tensor(dout, tout, what=f"{name} output")
+    assert type(dout.grad_fn).__name__ == type(tout.grad_fn).__name__
+    g = rng.standard_normal(tuple(tout.shape)).astype(dtype)
+    tout.backward(torch.tensor(g))
+    dout.backward(dyngrad.tensor(g))
+    for i, (a, b) in enumerate(zip(dx, tx)):
+        assert_same_tensor(a.grad, b.grad, what=f"{name} input grad {i}")
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.grad, tp.grad, what=f"{name} grad of {n}")
+    for (n, db), (_, tb) in zip(dm.named_buffers(), tm.named_buffers()):
+        assert_same_tensor(db, tb, what=f"{name} buffer {n} after forward")
+
+
+def test_dropout3d_drops_whole_channels_and_scales():
+    x = dyngrad.ones(4, 5, 2, 3, 2, requires_grad=True)
+    out = dnn.Dropout3d(0.5)(x)
+    a = out.detach().numpy()
+    per_channel = a.reshape(4, 5, -1)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()  # a channel is kept or dropped as a whole
+    assert type(out.grad_fn).__name__ == type(torch.nn.Dropout3d(0.5)(torch.ones(1, 1, 1, 1, 1,
+                                                                              requires_grad=True)).grad_fn).__name__
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), a)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda nn: nn.BatchNorm3d(2), (2, 2, 3, 3)),
+    (lambda nn: nn.InstanceNorm3d(2), (2, 2, 3)),
+    (lambda nn: nn.Softmax2d(), (2, 2, 3, 3, 1)),
+    (lambda nn: nn.PixelShuffle(2), (3, 2, 2)),
+    (lambda nn: nn.ChannelShuffle(4), (1, 6, 2)),
+])
+def test_layer_errors_match_torch(make, shape):
+    with pytest.raises(Exception) as te:
+        make(tnn)(torch.zeros(shape))
+    with pytest.raises(type(te.value)) as de:
+        make(dnn)(dyngrad.zeros(shape))
+    assert str(de.value) == str(te.value)
