@@ -81,6 +81,24 @@ def _shuffle_shapes(draw, up=True):
     return ((lead + ((c * r * r, h, w) if up else (c, h * r, w * r))),), r
 
 
+def _unpool(lib, x, nd, stride):
+    """max_pool then max_unpool back to the input's size (the pooled values and the unpooling are what is tested)."""
+    pool = {1: F(lib).max_pool1d, 2: F(lib).max_pool2d, 3: F(lib).max_pool3d}[nd]
+    unpool = {1: F(lib).max_unpool1d, 2: F(lib).max_unpool2d, 3: F(lib).max_unpool3d}[nd]
+    values, indices = pool(x, 2, stride, return_indices=True)
+    return unpool(values, indices, 2, stride, output_size=tuple(x.shape[-nd:]))
+
+
+def _lp_params(data, shapes, nd):
+    return {"norm_type": data.draw(st.sampled_from([1.0, 2.0, 3.0, float("inf")])),
+            "kernel_size": data.draw(st.sampled_from([1, 2] + ([(2, 1, 2)[:nd]] if nd > 1 else []))),
+            "stride": data.draw(st.sampled_from([None, 1, 2])), "ceil_mode": data.draw(st.booleans())}
+
+
+def _lp(nd):
+    return lambda lib, x, **kw: {1: F(lib).lp_pool1d, 2: F(lib).lp_pool2d, 3: F(lib).lp_pool3d}[nd](x, **kw)
+
+
 ROWS: list[OpInfo] = [
     OpInfo("conv3d", lambda lib, x, w, b=None, **kw: F(lib).conv3d(x, w, b, **kw), _conv3d_shapes(),
            covers=("ConvolutionBackward0",), params=_conv3d_params, **C),
@@ -126,4 +144,24 @@ ROWS: list[OpInfo] = [
            st.sampled_from([((2, 5, 3),), ((1, 4, 2, 3),), ((2, 3, 2, 1, 2),)]), covers=(),
            params=lambda d, s: {"size": d.draw(st.sampled_from([1, 2, 3])), "alpha": 0.5,
                                 "beta": d.draw(st.sampled_from([0.75, 1.5])), "k": 2.0}),
+    OpInfo("max_unpool1d", lambda lib, x, stride: _unpool(lib, x, 1, stride), _volume(nd=1, min_side=2),
+           covers=("MaxUnpool2DBackward0", "SqueezeBackward1", "UnsqueezeBackward0", "MaxPool2DWithIndicesBackward0"),
+           params=lambda d, s: {"stride": d.draw(st.sampled_from([None, 1]))}, ties=True, gradcheck=False),
+    OpInfo("max_unpool2d", lambda lib, x, stride: _unpool(lib, x, 2, stride), _volume(nd=2, min_side=2),
+           covers=("MaxUnpool2DBackward0", "MaxPool2DWithIndicesBackward0"),
+           params=lambda d, s: {"stride": d.draw(st.sampled_from([None, 1]))}, ties=True, gradcheck=False),
+    OpInfo("max_unpool3d", lambda lib, x, stride: _unpool(lib, x, 3, stride), _volume(nd=3, min_side=2),
+           covers=("MaxUnpool3DBackward0", "MaxPool3DWithIndicesBackward0"),
+           params=lambda d, s: {"stride": d.draw(st.sampled_from([None, 1]))}, ties=True, gradcheck=False),
+    OpInfo("lp_pool1d", _lp(1), _volume(nd=1, min_side=2), covers=("PowBackward0",),
+           params=lambda d, s: _lp_params(d, s, 1), domain=(0.5, 2.0), gradcheck=False),
+    OpInfo("lp_pool2d", _lp(2), _volume(nd=2, min_side=2), covers=("PowBackward0",),
+           params=lambda d, s: _lp_params(d, s, 2), domain=(0.5, 2.0), gradcheck=False),
+    OpInfo("lp_pool3d", _lp(3), _volume(nd=3, min_side=2), covers=("PowBackward0",),
+           params=lambda d, s: _lp_params(d, s, 3), domain=(0.5, 2.0), gradcheck=False),
+    # torch has no second derivative of pdist (_pdist_backward is not differentiable)
+    OpInfo("pdist", lambda lib, x, p: F(lib).pdist(x, p), st.sampled_from([((1, 3),), ((2, 1),), ((4, 3),), ((5, 2),)]),
+           covers=("PdistBackward0",), params=lambda d, s: {"p": d.draw(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0,
+                                                                                       float("inf")]))},
+           second_order=False),
 ]

@@ -59,6 +59,9 @@ LAYERS = [
     ("ChannelShuffle", lambda nn: nn.ChannelShuffle(3), [(2, 6, 2, 2)]),
     ("LocalResponseNorm", lambda nn: nn.LocalResponseNorm(3, alpha=0.2, beta=0.9, k=1.5), [(2, 5, 3, 2)]),
     ("Softmax2d", lambda nn: nn.Softmax2d(), [(2, 3, 2, 2)]),
+    ("LPPool1d", lambda nn: nn.LPPool1d(2, 3, stride=2), [(2, 3, 7)]),
+    ("LPPool2d", lambda nn: nn.LPPool2d(1.5, (2, 3), ceil_mode=True), [(2, 3, 5, 7)]),
+    ("LPPool3d", lambda nn: nn.LPPool3d(3, 2), [(1, 2, 4, 5, 4)]),
     ("Conv3d+PixelShuffle", lambda nn: nn.Sequential(nn.Conv3d(1, 4, 3, padding=1), nn.ReLU(), nn.Flatten(1, 2),
                                                       nn.PixelShuffle(2)), [(2, 1, 2, 3, 3)]),
 ]
@@ -124,3 +127,27 @@ def test_layer_errors_match_torch(make, shape):
     with pytest.raises(type(te.value)) as de:
         make(dnn)(dyngrad.zeros(shape))
     assert str(de.value) == str(te.value)
+
+
+@pytest.mark.parametrize("nd,shape,kw", [
+    (1, (2, 3, 7), {}),
+    (2, (2, 3, 5, 5), {"output_size": (5, 5)}),
+    (2, (3, 4, 6), {"stride": 1}),
+    (3, (1, 2, 4, 5, 4), {"output_size": (1, 2, 4, 5, 4)}),
+])
+def test_max_unpool_layers_invert_max_pool(nd, shape, kw):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape)
+    outs = []
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        pool = {1: nn.MaxPool1d, 2: nn.MaxPool2d, 3: nn.MaxPool3d}[nd](2, stride=kw.get("stride"), return_indices=True)
+        unpool = {1: nn.MaxUnpool1d, 2: nn.MaxUnpool2d, 3: nn.MaxUnpool3d}[nd](2, stride=kw.get("stride"))
+        x = lib.tensor(a, requires_grad=True)
+        values, indices = pool(x)
+        out = unpool(values, indices, output_size=kw.get("output_size"))
+        (out * lib.tensor(a[..., : out.shape[-1]] if out.shape == x.shape else np.ones(tuple(out.shape)))).sum().backward()
+        outs.append((repr(unpool), out, x.grad, type(out.grad_fn).__name__))
+    (tr, to, tg, tn), (dr, do, dg, dn) = outs
+    assert dr == tr and dn == tn
+    assert_same_tensor(do, to)
+    assert_same_tensor(dg, tg)

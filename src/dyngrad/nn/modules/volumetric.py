@@ -14,7 +14,13 @@ from .pooling import (
     AdaptiveMaxPool1d,
     AdaptiveMaxPool3d,
     AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
 )
 
 __all__ = [
@@ -22,4 +28,5 @@ __all__ = [
     "ReflectionPad3d", "ReplicationPad3d", "ZeroPad3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "ChannelShuffle", "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Softmax2d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
 ]
