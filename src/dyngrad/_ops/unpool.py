@@ -4,7 +4,7 @@ torch/nn/functional.py for lp_pool*, which torch composes from avg_pool / max_po
 from __future__ import annotations
 
 from .._backend import xp
-from .._tensor import Tensor, wrap
+from .._tensor import wrap
 from . import comparison as cmp
 from . import pointwise as pw
 from . import shape as sh
