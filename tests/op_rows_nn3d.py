@@ -99,6 +99,43 @@ def _lp(nd):
     return lambda lib, x, **kw: {1: F(lib).lp_pool1d, 2: F(lib).lp_pool2d, 3: F(lib).lp_pool3d}[nd](x, **kw)
 
 
+@st.composite
+def _grid_shapes(draw, nd=2):
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    spatial = tuple(draw(st.lists(st.integers(1, 4), min_size=nd, max_size=nd)))
+    out = tuple(draw(st.lists(st.integers(1, 3), min_size=nd, max_size=nd)))
+    return ((n, c) + spatial, (n,) + out + (nd,))
+
+
+def _grid_params(data, shapes, bicubic=True):
+    modes = ["bilinear", "nearest"] + (["bicubic"] if bicubic else [])
+    return {"mode": data.draw(st.sampled_from(modes)),
+            "padding_mode": data.draw(st.sampled_from(["zeros", "border", "reflection"])),
+            "align_corners": data.draw(st.booleans())}
+
+
+def _embedding_bag(lib, w, idx, offsets, psw=None, **kw):
+    """embedding_bag of fixed indices (bags from ``offsets``, or 2-D ``idx``) into the drawn table ``w``."""
+    i = lib.tensor(idx, dtype=lib.int64)
+    off = None if offsets is None else lib.tensor(offsets, dtype=lib.int64)
+    if psw is not None:
+        psw = psw[: i.numel()].reshape(i.shape)
+    return F(lib).embedding_bag(i, w, off, per_sample_weights=psw, **kw)
+
+
+def _bag_params(data, shapes):
+    v = shapes[0][0]
+    n = data.draw(st.integers(0, 6))
+    idx = data.draw(st.lists(st.integers(0, v - 1), min_size=n, max_size=n))
+    mode = data.draw(st.sampled_from(["sum", "mean", "max"]))
+    if n and n % 2 == 0 and data.draw(st.booleans()):
+        return {"idx": [idx[: n // 2], idx[n // 2:]], "offsets": None, "mode": mode}
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=1, max_size=3)))
+    return {"idx": idx, "offsets": [0] + cuts[1:], "mode": mode,
+            "padding_idx": data.draw(st.sampled_from([None, 0, -1])),
+            "include_last_offset": False}
+
+
 ROWS: list[OpInfo] = [
     OpInfo("conv3d", lambda lib, x, w, b=None, **kw: F(lib).conv3d(x, w, b, **kw), _conv3d_shapes(),
            covers=("ConvolutionBackward0",), params=_conv3d_params, **C),
@@ -164,4 +201,18 @@ ROWS: list[OpInfo] = [
            covers=("PdistBackward0",), params=lambda d, s: {"p": d.draw(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0,
                                                                                        float("inf")]))},
            second_order=False),
+    OpInfo("grid_sample_2d", lambda lib, x, g, **kw: F(lib).grid_sample(x, g, **kw), _grid_shapes(),
+           covers=("GridSampler2DBackward0",), params=_grid_params, domain=(-1.2, 1.2), gradcheck=False),
+    OpInfo("grid_sample_3d", lambda lib, x, g, **kw: F(lib).grid_sample(x, g, **kw), _grid_shapes(nd=3),
+           covers=("GridSampler3DBackward0",), params=lambda d, s: _grid_params(d, s, bicubic=False),
+           domain=(-1.2, 1.2), gradcheck=False),
+    OpInfo("affine_grid", lambda lib, t, size, align_corners: F(lib).affine_grid(t, size, align_corners=align_corners),
+           st.sampled_from([((1, 2, 3),), ((2, 2, 3),), ((2, 3, 4),)]), covers=("AffineGridGeneratorBackward0",),
+           params=lambda d, s: {"size": (s[0][0], 2) + ((3, 4) if s[0][1] == 2 else (2, 3, 4)),
+                                "align_corners": d.draw(st.booleans())}),
+    OpInfo("embedding_bag", lambda lib, w, **kw: _embedding_bag(lib, w, **kw), st.sampled_from([((4, 3),), ((6, 2),)]),
+           covers=("EmbeddingBagBackward0",), params=_bag_params, ties=True, gradcheck=False, second_order=False),
+    OpInfo("embedding_bag_per_sample_weights", lambda lib, w, p, **kw: _embedding_bag(lib, w, psw=p, **kw),
+           st.sampled_from([((4, 3), (6,)), ((6, 2), (6,))]), covers=("EmbeddingBagBackward0",),
+           params=lambda d, s: {**_bag_params(d, s), "mode": "sum"}, second_order=False),
 ]

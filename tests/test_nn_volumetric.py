@@ -151,3 +151,72 @@ def test_max_unpool_layers_invert_max_pool(nd, shape, kw):
     assert dr == tr and dn == tn
     assert_same_tensor(do, to)
     assert_same_tensor(dg, tg)
+
+
+@pytest.mark.parametrize("kw,call", [
+    ({"mode": "sum"}, "offsets"),
+    ({"mode": "mean", "padding_idx": 2}, "offsets"),
+    ({"mode": "max"}, "offsets"),
+    ({"mode": "max", "padding_idx": -1}, "2d"),
+    ({"mode": "sum", "include_last_offset": True}, "offsets"),
+    ({"mode": "sum"}, "per_sample_weights"),
+    ({"mode": "mean", "max_norm": 1.0}, "2d"),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_embedding_bag_layer_matches_torch(kw, call, dtype):
+    """EmbeddingBag with torch's weights: outputs, weight (and per-sample-weight) gradients, the renormalised
+    weight under max_norm, repr. With include_last_offset the last offset (6) is short of the input's length:
+    torch 2.13's float32 kernel stops the last bag there, its float64 kernel runs it to the end (so does dyngrad).
+    """
+    torch.manual_seed(0)
+    tm = tnn.EmbeddingBag(10, 3, **kw)
+    dm = dnn.EmbeddingBag(10, 3, **kw)
+    if dtype == "float64":
+        tm, dm = tm.double(), dm.double()
+    _copy_weights(tm, dm)
+    assert repr(dm) == repr(tm)
+    idx = [1, 2, 4, 5, 4, 3, 2, 9, 0, 0]
+    offsets = [0, 2, 6]
+    rng = np.random.default_rng(2)
+    psw = rng.standard_normal(len(idx)).astype(dtype)
+    outs = []
+    for lib, m in ((torch, tm), (dyngrad, dm)):
+        if call == "2d":
+            out = m(lib.tensor(idx).reshape(2, 5))
+            extra = None
+        elif call == "per_sample_weights":
+            extra = lib.tensor(psw, requires_grad=True)
+            out = m(lib.tensor(idx), lib.tensor(offsets), per_sample_weights=extra)
+        else:
+            out = m(lib.tensor(idx), lib.tensor(offsets))
+            extra = None
+        g = np.random.default_rng(5).standard_normal(tuple(out.shape)).astype(dtype)  # the same in both libraries
+        out.backward(lib.tensor(g))
+        outs.append((out, m.weight.grad, m.weight, extra, type(out.grad_fn).__name__))
+    (to, tg, tw, te, tn), (do, dg, dw, de, dn) = outs
+    assert dn == tn
+    assert_same_tensor(do, to)
+    assert_same_tensor(dg, tg)
+    assert_same_tensor(dw.detach(), tw.detach())
+    if te is not None:
+        assert_same_tensor(de.grad, te.grad)
+
+
+def test_embedding_bag_from_pretrained_and_errors():
+    w = np.arange(12.0).reshape(4, 3)
+    tb = tnn.EmbeddingBag.from_pretrained(torch.tensor(w), mode="sum")
+    db = dnn.EmbeddingBag.from_pretrained(dyngrad.tensor(w), mode="sum")
+    assert repr(db) == repr(tb) and db.weight.requires_grad == tb.weight.requires_grad
+    assert_same_tensor(db(dyngrad.tensor([[0, 1], [2, 3]])), tb(torch.tensor([[0, 1], [2, 3]])))
+    for args in [((dyngrad.tensor([0, 1]),), (torch.tensor([0, 1]),)),  # 1-D input without offsets
+                 ((dyngrad.tensor([[0, 1]]), dyngrad.tensor([0])), (torch.tensor([[0, 1]]), torch.tensor([0])))]:
+        with pytest.raises(ValueError) as te:
+            tb(*args[1])
+        with pytest.raises(ValueError) as de:
+            db(*args[0])
+        assert str(de.value).split("found offsets")[0] == str(te.value).split("found offsets")[0]
+    with pytest.raises(NotImplementedError) as te:
+        tnn.EmbeddingBag(4, 3)(torch.tensor([0, 1]), torch.tensor([0]), per_sample_weights=torch.ones(2))
+    with pytest.raises(NotImplementedError) as de:
+        dnn.EmbeddingBag(4, 3)(dyngrad.tensor([0, 1]), dyngrad.tensor([0]), per_sample_weights=dyngrad.ones(2))
+    assert str(de.value) == str(te.value)

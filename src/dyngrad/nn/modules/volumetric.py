@@ -6,6 +6,7 @@ from __future__ import annotations
 from .channel import ChannelShuffle, LocalResponseNorm, PixelShuffle, PixelUnshuffle, Softmax2d
 from .conv import Conv3d, ConvTranspose3d
 from .dropout import Dropout3d
+from .embedding_bag import EmbeddingBag
 from .normalization import BatchNorm3d, InstanceNorm3d
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import (
@@ -29,4 +30,5 @@ __all__ = [
     "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "ChannelShuffle", "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Softmax2d",
     "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "EmbeddingBag",
 ]
