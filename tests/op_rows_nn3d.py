@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from op_rows_nn import _interp, _interp_params
 from op_table import C, OpInfo, fixed
 
 
@@ -136,6 +137,16 @@ def _bag_params(data, shapes):
             "include_last_offset": False}
 
 
+def _aa_params(data, shapes):
+    """Sizes or scale factors that keep the output at least 2 wide (see the antialias rows)."""
+    if data.draw(st.booleans()):
+        out = {"size": (data.draw(st.integers(1, 6)), data.draw(st.integers(2, 6)))}
+    else:
+        out = {"scale_factor": data.draw(st.sampled_from([1.0, 1.5, 2, (0.5, 1.5), (0.75, 1.0)]))}
+    out["align_corners"] = data.draw(st.booleans())
+    return out
+
+
 ROWS: list[OpInfo] = [
     OpInfo("conv3d", lambda lib, x, w, b=None, **kw: F(lib).conv3d(x, w, b, **kw), _conv3d_shapes(),
            covers=("ConvolutionBackward0",), params=_conv3d_params, **C),
@@ -215,4 +226,27 @@ ROWS: list[OpInfo] = [
     OpInfo("embedding_bag_per_sample_weights", lambda lib, w, p, **kw: _embedding_bag(lib, w, psw=p, **kw),
            st.sampled_from([((4, 3), (6,)), ((6, 2), (6,))]), covers=("EmbeddingBagBackward0",),
            params=lambda d, s: {**_bag_params(d, s), "mode": "sum"}, second_order=False),
+    # ---- interpolate's further modes (resample.py)
+    OpInfo("interpolate_nearest3d", _interp("nearest"), _volume(min_side=1), covers=("UpsampleNearest3DBackward0",),
+           params=lambda d, s: _interp_params(d, s, False)),
+    OpInfo("interpolate_trilinear", _interp("trilinear"), _volume(), covers=("UpsampleTrilinear3DBackward0",),
+           params=lambda d, s: _interp_params(d, s, True)),
+    OpInfo("interpolate_nearest_exact1d", _interp("nearest-exact"), _volume(nd=1),
+           covers=("UpsampleNearestExact1DBackward0",), params=lambda d, s: _interp_params(d, s, False)),
+    OpInfo("interpolate_nearest_exact2d", _interp("nearest-exact"), _volume(nd=2),
+           covers=("UpsampleNearestExact2DBackward0",), params=lambda d, s: _interp_params(d, s, False)),
+    OpInfo("interpolate_nearest_exact3d", _interp("nearest-exact"), _volume(),
+           covers=("UpsampleNearestExact3DBackward0",), params=lambda d, s: _interp_params(d, s, False)),
+    OpInfo("interpolate_bicubic", _interp("bicubic"), _volume(nd=2), covers=("UpsampleBicubic2DBackward0",),
+           params=lambda d, s: _interp_params(d, s, True)),
+    # antialias: outputs at least 2 wide (torch 2.13's antialiased kernels, for an output 1 pixel wide, give every
+    # row the first row's value: a torch defect dyngrad does not copy)
+    OpInfo("interpolate_bilinear_antialias", lambda lib, x, **kw: F(lib).interpolate(x, mode="bilinear", antialias=True,
+           **kw), _volume(nd=2, min_side=2), covers=("UpsampleBilinear2DAaBackward0",), params=_aa_params),
+    OpInfo("interpolate_bicubic_antialias", lambda lib, x, **kw: F(lib).interpolate(x, mode="bicubic", antialias=True,
+           **kw), _volume(nd=2, min_side=2), covers=("UpsampleBicubic2DAaBackward0",), params=_aa_params),
+    OpInfo("interpolate_area_1d_3d", lambda lib, x, size: F(lib).interpolate(x, size=size, mode="area"),
+           st.sampled_from([((2, 2, 7),), ((1, 2, 3, 4, 5),)]), covers=("AdaptiveAvgPool3DBackward0",
+                                                                        "AdaptiveAvgPool2DBackward0"),
+           params=lambda d, s: {"size": d.draw(st.sampled_from([2, 3])) if len(s[0]) == 3 else (2, 3, 2)}),
 ]
