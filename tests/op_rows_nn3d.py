@@ -249,4 +249,15 @@ ROWS: list[OpInfo] = [
            st.sampled_from([((2, 2, 7),), ((1, 2, 3, 4, 5),)]), covers=("AdaptiveAvgPool3DBackward0",
                                                                         "AdaptiveAvgPool2DBackward0"),
            params=lambda d, s: {"size": d.draw(st.sampled_from([2, 3])) if len(s[0]) == 3 else (2, 3, 2)}),
+    # ---- fractional max pooling with the random samples given (deterministic windows)
+    OpInfo("fractional_max_pool2d", lambda lib, x, u, k, o: F(lib).fractional_max_pool2d(x, k, output_size=o,
+           _random_samples=u.detach()), st.sampled_from([((1, 2, 5, 6), (1, 2, 2)), ((2, 1, 4, 4), (2, 1, 2)), ((2, 4, 5), (1, 2, 2))]),
+           covers=("FractionalMaxPool2DBackward0", "MaxPool2DWithIndicesBackwardBackward0"), domain=(0.0, 1.0),
+           params=lambda d, s: {"k": d.draw(st.sampled_from([1, 2, (2, 1)])), "o": d.draw(st.sampled_from([1, 2, (3, 2)]))},
+           ties=True, gradcheck=False),
+    OpInfo("fractional_max_pool3d", lambda lib, x, u, k, o: F(lib).fractional_max_pool3d(x, k, output_size=o,
+           _random_samples=u.detach()), st.sampled_from([((1, 2, 3, 4, 4), (1, 2, 3)), ((2, 3, 4, 3), (1, 2, 3))]),
+           covers=("FractionalMaxPool3DBackward0", "MaxPool3DWithIndicesBackwardBackward0"), domain=(0.0, 1.0),
+           params=lambda d, s: {"k": d.draw(st.sampled_from([1, 2])), "o": d.draw(st.sampled_from([1, 2, (2, 2, 1)]))},
+           ties=True, gradcheck=False),
 ]

@@ -220,3 +220,32 @@ def test_embedding_bag_from_pretrained_and_errors():
     with pytest.raises(NotImplementedError) as de:
         dnn.EmbeddingBag(4, 3)(dyngrad.tensor([0, 1]), dyngrad.tensor([0]), per_sample_weights=dyngrad.ones(2))
     assert str(de.value) == str(te.value)
+
+
+@pytest.mark.parametrize("nd,shape,kw", [
+    (2, (2, 3, 7, 9), {"kernel_size": 2, "output_size": (3, 4)}),
+    (2, (3, 7, 9), {"kernel_size": (2, 3), "output_ratio": 0.5}),
+    (3, (2, 2, 5, 7, 6), {"kernel_size": 2, "output_size": (3, 4, 3)}),
+    (3, (2, 5, 7, 6), {"kernel_size": (2, 3, 2), "output_ratio": (0.5, 0.5, 0.6)}),
+])
+def test_fractional_max_pool_layers_with_given_samples(nd, shape, kw):
+    """With ``_random_samples`` given the windows are deterministic: values, indices, gradients and repr as torch's."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape)
+    samples = rng.random((shape[0] if len(shape) == nd + 2 else 1, shape[-nd - 1], nd))
+    g = None
+    outs = []
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        cls = nn.FractionalMaxPool2d if nd == 2 else nn.FractionalMaxPool3d
+        m = cls(**kw, return_indices=True, _random_samples=lib.tensor(samples))
+        x = lib.tensor(a, requires_grad=True)
+        values, indices = m(x)
+        if g is None:
+            g = rng.standard_normal(tuple(values.shape))
+        values.backward(lib.tensor(g))
+        outs.append((repr(m), values, indices, x.grad, type(values.grad_fn).__name__))
+    (tr, tv, ti, tg, tn), (dr, dv, di, dg, dn) = outs
+    assert dr == tr and dn == tn
+    assert_same_tensor(dv, tv)
+    assert_same_tensor(di, ti)
+    assert_same_tensor(dg, tg)

@@ -3,6 +3,6 @@ that ``_tensor_methods.FAMILIES`` takes in (so a new family of this group is add
 
 from __future__ import annotations
 
-from . import channel_ops, embedding_bag, grid_sample, pool3d, unpool
+from . import channel_ops, embedding_bag, grid_sample, pool3d, resample, unpool
 
-NN_FAMILIES = (pool3d, channel_ops, unpool, grid_sample, embedding_bag)
+NN_FAMILIES = (pool3d, channel_ops, unpool, grid_sample, embedding_bag, resample)

@@ -12,6 +12,7 @@ import itertools
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import is_grad_enabled
 from . import reduction as red
 from . import shape as sh
 from .conv import _tuple
@@ -127,9 +128,9 @@ def _scatter_flat3d(g, idx, in_shape):
 def _gather_flat3d(t: Tensor, idx, out_shape) -> Tensor:
     """t (.., D, H, W) read at the flat positions ``idx`` (.., od, oh, ow): a gather (differentiable)."""
     lead = t._data.shape[:-3]
-    flat = t.reshape(lead + (-1,))
-    vol = flat._data.shape[-1]
-    key = wrap(xp.clip(idx, 0, max(vol - 1, 0)).reshape(lead + (-1,)))
+    vol = int(xp.prod(t._data.shape[-3:]))
+    flat = t.reshape(lead + (vol,))  # (sizes spelled out: -1 is ambiguous for empty batches)
+    key = wrap(xp.clip(idx, 0, max(vol - 1, 0)).reshape(lead + (int(xp.prod(idx.shape[-3:])),)))
     return gather(flat, -1, key).reshape(tuple(out_shape))
 
 
@@ -423,6 +424,140 @@ def adaptive_max_pool1d(input, output_size, return_indices: bool = False):  # no
     return (values, indices) if return_indices else values
 
 
+# ------------------------------------------------------------------ fractional max pooling
+
+
+def _intervals(sample, n_in: int, n_out: int, pool: int):
+    """aten's generate_intervals: the start of each of n_out windows of width ``pool`` in n_in, from one random
+    sample u in [0, 1) per plane: int((i + u) * alpha) - int(u * alpha), alpha = (n_in - pool) / (n_out - 1); the
+    last window ends at the input's end. ``sample`` is an array of planes' samples -> (planes, n_out) starts."""
+    starts = xp.empty(sample.shape + (n_out,), dtype=xp.int64)
+    if n_out > 1:
+        alpha = (xp.asarray(n_in - pool, dtype=sample.dtype) / xp.asarray(n_out - 1, dtype=sample.dtype))
+        i = xp.arange(n_out - 1, dtype=sample.dtype)
+        starts[..., :-1] = ((i + sample[..., None]) * alpha).astype(xp.int64) - (sample * alpha).astype(xp.int64)[
+            ..., None]
+    if n_out > 0:
+        starts[..., -1] = n_in - pool
+    return starts
+
+
+def _fractional_max_arrays(a, kernel, out, samples):
+    """Max over each fractional window and its flat index, as aten's CPU kernel (first max wins, NaN taken).
+
+    ``a`` (B, C, *S); samples (B, C, nsp), sample k belonging to axis k (2-D: aten's sample 0 is the width's,
+    sample 1 the height's; 3-D: time, height, width)."""
+    nsp = len(kernel)
+    spatial = a.shape[2:]
+    order = (1, 0) if nsp == 2 else (0, 1, 2)  # which sample drives which axis
+    starts = [_intervals(samples[..., order[k]], spatial[k], out[k], kernel[k]) for k in range(nsp)]
+    shape = a.shape[:2] + tuple(out)
+    flat_a = a.reshape(a.shape[:2] + (int(xp.prod(spatial)),))
+    low = -xp.inf if a.dtype.kind == "f" else xp.iinfo(a.dtype).min
+    best = xp.full(shape, low, dtype=a.dtype)
+    idx = xp.zeros(shape, dtype=xp.int64)
+
+    def positions(offs):
+        flat = 0
+        for k, (st, o) in enumerate(zip(starts, offs)):
+            view = st.reshape(st.shape[:2] + tuple(st.shape[-1] if j == k else 1 for j in range(nsp)))
+            flat = flat * spatial[k] + view + o
+        return xp.broadcast_to(flat, shape)
+
+    idx[...] = positions((0,) * nsp)
+    for offs in itertools.product(*(range(k) for k in kernel)):
+        pos = positions(offs)
+        v = xp.take_along_axis(flat_a, pos.reshape(shape[:2] + (int(xp.prod(out)),)), axis=2).reshape(shape)
+        take = v > best
+        if a.dtype.kind == "f":
+            take |= xp.isnan(v)
+        xp.copyto(best, v, where=take)
+        xp.copyto(idx, pos, where=take)
+    return best, idx
+
+
+class _FractionalMaxPool(Op):
+    """fractional_max_pool{2,3}d(input, kernel_size, output_size, random_samples) (Graham, "Fractional
+    Max-Pooling", 2014): windows of a fixed size at pseudo-random starts (aten's generate_intervals);
+    (values, flat indices). Backward (derivatives.yaml): the gradient scattered to the indices.
+    Params: (kernel, output size)."""
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, samples, kernel, out):
+        nsp = len(kernel)
+        batched = a.ndim == nsp + 2
+        a4 = a if batched else a[None]
+        values, idx = _fractional_max_arrays(a4, kernel, out, samples.reshape(a4.shape[:2] + (nsp,)))
+        return (values, idx) if batched else (values[0], idx[0])
+
+    def backward(self, g, _gi=None):
+        x = self.saved()[0]
+        if len(self._params[0]) == 2:
+            from .pooling import MaxPool2DWithIndicesBackwardBackward0
+
+            return apply(MaxPool2DWithIndicesBackwardBackward0, (g,), (self._indices, x._data.shape)), None
+        return apply(MaxPool3DWithIndicesBackwardBackward0, (g,), (self._indices, x._data.shape)), None
+
+
+@register
+class FractionalMaxPool2DBackward0(_FractionalMaxPool):
+    """fractional_max_pool2d: input (N, C, H, W) or (C, H, W), samples (N, C, 2); see _FractionalMaxPool."""
+
+
+@register
+class FractionalMaxPool3DBackward0(_FractionalMaxPool):
+    """fractional_max_pool3d: input (N, C, D, H, W) or (C, D, H, W), samples (N, C, 3); see _FractionalMaxPool."""
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, samples, nsp):  # noqa: A002
+    name = f"fractional_max_pool{nsp}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nsp == 2 and isinstance(output_ratio, (list, tuple)) and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * nsp
+        output_size = [int(input.shape[-nsp + k] * ratio[k]) for k in range(nsp)]
+    a = input._data
+    if samples is None:
+        from .._creation import rand
+
+        samples = rand(1 if a.ndim == nsp + 1 else a.shape[0], a.shape[-nsp - 1], nsp, dtype=input.dtype)
+    kernel = _tuple(kernel_size, nsp)
+    out = _tuple(output_size, nsp)
+    if a.ndim not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: {_shape_list(a.shape)}")
+    names = ("height", "width") if nsp == 2 else ("time", "height", "width")
+    for k in range(nsp):  # aten: out + pool - 1 <= in (2-D), < in (3-D)
+        n = a.shape[-nsp + k]
+        if out[k] + kernel[k] - 1 > n or (nsp == 3 and out[k] + kernel[k] - 1 == n):
+            raise RuntimeError(f"{name}{'_out' if nsp == 3 else ''}(): pool {names[k]} {kernel[k]} too large relative to "
+                               f"input {names[k]} {n}")
+    if samples._requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument 'random_samples'. "
+                           "This input cannot have requires_grad True.")
+    op = FractionalMaxPool2DBackward0 if nsp == 2 else FractionalMaxPool3DBackward0
+    values, indices = apply_multi(op, (input, samples), (kernel, out))
+    if values._grad_fn is not None:
+        values._grad_fn._indices = indices._data
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,  # noqa: A002
+                          _random_samples=None):
+    """torch.nn.functional.fractional_max_pool2d: max over kernel_size windows at pseudo-random starts, the starts
+    drawn from ``_random_samples`` (N, C, 2) in [0, 1) (torch.rand when None); output_size or output_ratio."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,  # noqa: A002
+                          _random_samples=None):
+    """torch.nn.functional.fractional_max_pool3d: as fractional_max_pool2d on (N, C, D, H, W), samples (N, C, 3)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
+
+
 # ------------------------------------------------------------------ registration
 EXPORTS: dict = {
     "max_pool3d": lambda input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False: max_pool3d(  # noqa: A006
@@ -442,6 +577,10 @@ FUNCTIONAL_EXPORTS: dict = {
     "adaptive_max_pool3d": adaptive_max_pool3d,
     "adaptive_max_pool1d_with_indices": lambda input, output_size, return_indices=True: adaptive_max_pool1d(  # noqa: A006
         input, output_size, True),
+    "fractional_max_pool2d": fractional_max_pool2d,
+    "fractional_max_pool3d": fractional_max_pool3d,
+    "fractional_max_pool2d_with_indices": lambda *a, **k: fractional_max_pool2d(*a, **{**k, "return_indices": True}),
+    "fractional_max_pool3d_with_indices": lambda *a, **k: fractional_max_pool3d(*a, **{**k, "return_indices": True}),
     "adaptive_max_pool3d_with_indices": lambda input, output_size, return_indices=True: adaptive_max_pool3d(  # noqa: A006
         input, output_size, True),
 }

@@ -193,3 +193,11 @@ def resample(input, mode: str, output_size, scales, align_corners, antialias: bo
         else:
             mats.append(_bicubic_matrix(n_in, n_out, sf, align_corners, dtype))
     return apply(op, (input,), (None, tuple(mats)))
+
+
+# (no public names of its own: interpolate in sampling.py calls ``resample``; listed as a family so that its
+# registry entries exist from import time)
+EXPORTS: dict = {}
+TENSOR_METHODS: dict = {}
+LINALG_EXPORTS: dict = {}
+FUNCTIONAL_EXPORTS: dict = {}

@@ -15,6 +15,8 @@ from .pooling import (
     AdaptiveMaxPool1d,
     AdaptiveMaxPool3d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -30,5 +32,5 @@ __all__ = [
     "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "ChannelShuffle", "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Softmax2d",
     "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-    "EmbeddingBag",
+    "EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
