@@ -59,6 +59,9 @@ LAYERS = [
     ("ChannelShuffle", lambda nn: nn.ChannelShuffle(3), [(2, 6, 2, 2)]),
     ("LocalResponseNorm", lambda nn: nn.LocalResponseNorm(3, alpha=0.2, beta=0.9, k=1.5), [(2, 5, 3, 2)]),
     ("Softmax2d", lambda nn: nn.Softmax2d(), [(2, 3, 2, 2)]),
+    ("CrossMapLRN2d", lambda nn: nn.CrossMapLRN2d(3, alpha=0.3, beta=0.6, k=1.5), [(2, 6, 2, 3)]),
+    ("CrossMapLRN2d-wide", lambda nn: nn.CrossMapLRN2d(4, alpha=0.5), [(1, 9, 2, 2)]),
+    ("CrossMapLRN2d-narrow", lambda nn: nn.CrossMapLRN2d(7, alpha=0.5, beta=1.2), [(2, 3, 1, 2)]),
     ("LPPool1d", lambda nn: nn.LPPool1d(2, 3, stride=2), [(2, 3, 7)]),
     ("LPPool2d", lambda nn: nn.LPPool2d(1.5, (2, 3), ceil_mode=True), [(2, 3, 5, 7)]),
     ("LPPool3d", lambda nn: nn.LPPool3d(3, 2), [(1, 2, 4, 5, 4)]),
@@ -120,6 +123,7 @@ def test_dropout3d_drops_whole_channels_and_scales():
     (lambda nn: nn.Softmax2d(), (2, 2, 3, 3, 1)),
     (lambda nn: nn.PixelShuffle(2), (3, 2, 2)),
     (lambda nn: nn.ChannelShuffle(4), (1, 6, 2)),
+    (lambda nn: nn.CrossMapLRN2d(3), (6, 2, 2)),
 ])
 def test_layer_errors_match_torch(make, shape):
     with pytest.raises(Exception) as te:
@@ -249,3 +253,14 @@ def test_fractional_max_pool_layers_with_given_samples(nd, shape, kw):
     assert_same_tensor(dv, tv)
     assert_same_tensor(di, ti)
     assert_same_tensor(dg, tg)
+
+
+def test_cross_map_lrn2d_has_no_second_derivative_as_torch():
+    a = np.random.default_rng(6).standard_normal((1, 4, 2, 2))
+    errors = []
+    for lib, nn in ((torch, tnn), (dyngrad, dnn)):
+        x = lib.tensor(a, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            lib.autograd.grad(nn.CrossMapLRN2d(3)(x).sum(), x, create_graph=True)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

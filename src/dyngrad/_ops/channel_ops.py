@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import warnings
 
-from .._tensor import Tensor
+from .._backend import xp
+from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import is_grad_enabled
 from . import pointwise as pw
 from . import shape as sh
 from .nn_kernels import _check_p, _feature_dropout
@@ -183,6 +185,72 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
         div = sh.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1).view(sizes)
     div = pw.pow(pw.add(pw.mul(div, alpha), k), beta)
     return pw.div(input, div)
+
+
+# ------------------------------------------------------------------ CrossMapLRN2d (torch's legacy Function)
+
+
+def _cross_map_scale(x, size: int, alpha: float, k: float):
+    """The normaliser of torch.nn.CrossMapLRN2d (torch/nn/modules/_functions.py), step for step: a running sum of
+    squares over channels, started with channels [0, pre_pad), each next channel adding c + pre_pad - 1 and, for
+    c > pre_pad, dropping c - pre_pad (so channel 0's square is never dropped, as in torch); then k + alpha/size *."""
+    sq = x * x
+    channels = x.shape[1]
+    pre_pad = int((size - 1) / 2 + 1)
+    scale = xp.empty_like(x)
+    scale[:, 0] = sq[:, : min(pre_pad, channels)].sum(axis=1)
+    for c in range(1, channels):
+        scale[:, c] = scale[:, c - 1]
+        if c < channels - pre_pad + 1:
+            scale[:, c] += sq[:, c + pre_pad - 1]
+        if c > pre_pad:
+            scale[:, c] -= sq[:, c - pre_pad]
+    return scale * (alpha / size) + k
+
+
+class CrossMapLRN2dBackward(Op):  # (not in the registry: a Python Function of torch's, not an aten op; its
+    # values and gradients are checked by the layer tests of tests/test_nn_volumetric.py)
+    """torch.nn.CrossMapLRN2d's function: out = x * scale^-beta (``_cross_map_scale``).
+
+    Backward: torch's hand-written formula (a running sum over channels of grad * out / scale, times
+    -2 alpha beta / size * x, plus grad * scale^-beta), which torch computes with out= operations: like torch,
+    it cannot be recorded (create_graph raises torch's error). Params: (size, alpha, beta, k).
+    """
+
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, size, alpha, beta, k):
+        return x * _cross_map_scale(x, size, alpha, k) ** -beta
+
+    def backward(self, g):
+        if is_grad_enabled():
+            raise RuntimeError("mul(): functions with out=... arguments don't support automatic differentiation, but "
+                               "one of the arguments requires grad.")
+        x = self.saved()[0]._data
+        size, alpha, beta, k = self._params
+        g = g._data
+        scale = _cross_map_scale(x, size, alpha, k)
+        out = x * scale ** -beta
+        channels = x.shape[1]
+        inverse_pre_pad = int(size - (size - 1) / 2)
+        grad_in = scale ** -beta * g
+        padded = xp.zeros((x.shape[0], channels + size - 1) + x.shape[2:], dtype=x.dtype)
+        padded[:, inverse_pre_pad: inverse_pre_pad + channels] = g * out / scale
+        accum = padded[:, : size - 1].sum(axis=1)
+        ratio = 2 * alpha * beta / size
+        for c in range(channels):
+            accum = accum + padded[:, c + size - 1]
+            grad_in[:, c] -= ratio * x[:, c] * accum
+            accum = accum - padded[:, c]
+        return (wrap(grad_in),)
+
+
+def cross_map_lrn2d(input, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1):  # noqa: A002
+    """torch.nn.CrossMapLRN2d's computation on a 4-D (N, C, H, W) input (ValueError, torch's text, otherwise)."""
+    if input.dim() != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+    return apply(CrossMapLRN2dBackward, (input,), (size, alpha, beta, k))
 
 
 EXPORTS: dict = {

@@ -1,4 +1,5 @@
-"""Channel layers (torch.nn.PixelShuffle, PixelUnshuffle, ChannelShuffle, LocalResponseNorm, Softmax2d)
+"""Channel layers (torch.nn.PixelShuffle, PixelUnshuffle, ChannelShuffle, LocalResponseNorm, CrossMapLRN2d,
+Softmax2d)
 over nn.functional."""
 
 from __future__ import annotations
@@ -70,3 +71,19 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3)
+
+
+class CrossMapLRN2d(Module):
+    """torch's legacy cross-channel LRN of (N, C, H, W) inputs (its own window rule; no second derivative)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        from ..._ops.channel_ops import cross_map_lrn2d
+
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

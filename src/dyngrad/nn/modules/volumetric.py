@@ -3,7 +3,7 @@ that adding one touches this file only (nn/modules/__init__.py takes ``__all__``
 
 from __future__ import annotations
 
-from .channel import ChannelShuffle, LocalResponseNorm, PixelShuffle, PixelUnshuffle, Softmax2d
+from .channel import ChannelShuffle, CrossMapLRN2d, LocalResponseNorm, PixelShuffle, PixelUnshuffle, Softmax2d
 from .conv import Conv3d, ConvTranspose3d
 from .dropout import Dropout3d
 from .embedding_bag import EmbeddingBag
@@ -33,4 +33,5 @@ __all__ = [
     "ChannelShuffle", "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Softmax2d",
     "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
     "EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d",
+    "CrossMapLRN2d",
 ]
