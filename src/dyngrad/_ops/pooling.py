@@ -12,7 +12,7 @@ from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import reduction as red
 from . import shape as sh
-from .conv import _pad_array, _tuple
+from .conv import _expand, _pad_array, _tuple
 from .nn_kernels import _shape_list, _type_name
 from .registry import Op, apply, apply_multi, register
 
@@ -37,9 +37,9 @@ def _pool_out(size: int, k: int, pad: int, s: int, d: int, ceil_mode: bool) -> i
 
 def _pool_setup(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     """Normalise pooling arguments and run aten's shape checks; returns (kernel, stride, pad4, dilation, out_hw)."""
-    kernel = _tuple(kernel_size, 2)
-    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _tuple(stride, 2)
-    pad, dil = _tuple(padding, 2), _tuple(dilation, 2)
+    kernel = _expand(kernel_size, 2)  # (a one-element sequence stands for both dims, as aten's)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _expand(stride, 2)
+    pad, dil = _expand(padding, 2), _expand(dilation, 2)
     a = x._data
     h, w = a.shape[-2:]
     oh = _pool_out(h, kernel[0], pad[0], stride[0], dil[0], ceil_mode)
@@ -335,12 +335,22 @@ def _adaptive_bounds(size: int, out: int):
 
 
 def _adaptive_output_size(a, output_size, name):
+    if isinstance(output_size, (list, tuple)) and a.ndim <= len(output_size):  # torch's _list_with_default
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if a.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {_shape_list(a.shape)}")
     out = _tuple(output_size, 2) if not isinstance(output_size, (list, tuple)) else tuple(output_size)
     if len(out) != 2:
-        raise RuntimeError(f"{name}: output_size must be 2")
-    return tuple(a.shape[-2 + i] if out[i] is None else int(out[i]) for i in range(2))
+        raise RuntimeError(f"{name}: output_size must be 2" if name == "adaptive_avg_pool2d"
+                           else f"{name}(): internal error: output_size.size() must be 2")
+    out = tuple(a.shape[-2 + i] if out[i] is None else int(out[i]) for i in range(2))
+    if any(o < 0 for o in out):
+        if name == "adaptive_avg_pool2d":
+            raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                               f"received {{{out[0]}, {out[1]}}}")
+        neg = next(o for o in out if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {list(a.shape[:-2]) + list(out)}")
+    return out
 
 
 @register
