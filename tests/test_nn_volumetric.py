@@ -264,3 +264,56 @@ def test_cross_map_lrn2d_has_no_second_derivative_as_torch():
             lib.autograd.grad(nn.CrossMapLRN2d(3)(x).sum(), x, create_graph=True)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
+
+
+def _registration(lib, moving, fixed, steps=20):
+    """Spatial-transformer image registration: fit an affine map so that the warped moving image matches the
+    fixed one (affine_grid + grid_sample + MSE, plain SGD)."""
+    theta = lib.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.SGD([theta], lr=0.5)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        grid = lib.nn.functional.affine_grid(theta, list(moving.shape), align_corners=False)
+        warped = lib.nn.functional.grid_sample(moving, grid, mode="bilinear", padding_mode="border",
+                                               align_corners=False)
+        loss = ((warped - fixed) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return theta.detach(), losses
+
+
+def test_affine_registration_program_matches_torch():
+    yy, xx = np.meshgrid(np.linspace(-1, 1, 12), np.linspace(-1, 1, 12), indexing="ij")
+    blob = np.exp(-((xx - 0.2) ** 2 + (yy + 0.1) ** 2) / 0.1)[None, None]
+    shifted = np.exp(-((xx + 0.1) ** 2 + (yy - 0.15) ** 2) / 0.1)[None, None]
+    t_theta, t_losses = _registration(torch, torch.tensor(blob), torch.tensor(shifted))
+    d_theta, d_losses = _registration(dyngrad, dyngrad.tensor(blob), dyngrad.tensor(shifted))
+    np.testing.assert_allclose(d_losses, t_losses, rtol=1e-10, atol=1e-12)
+    assert_same_tensor(d_theta, t_theta)
+    assert d_losses[-1] < d_losses[0] / 2  # the fit moved the blob onto its target
+
+
+def test_conv3d_pixel_shuffle_training_steps_match_torch():
+    """A small 3-D CNN (Conv3d, BatchNorm3d, MaxPool3d, AdaptiveAvgPool3d, Linear) trained 5 Adam steps."""
+    def make(nn):
+        return nn.Sequential(nn.Conv3d(1, 4, 3, padding=1), nn.BatchNorm3d(4), nn.ReLU(), nn.MaxPool3d(2),
+                             nn.Conv3d(4, 4, 2), nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(4, 3))
+
+    torch.manual_seed(0)
+    tm, dm = make(tnn).double(), make(dnn).double()
+    _copy_weights(tm, dm)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 1, 6, 6, 6))
+    y = np.array([0, 2, 1])
+    topt = torch.optim.Adam(tm.parameters(), lr=0.01)
+    dopt = dyngrad.optim.Adam(dm.parameters(), lr=0.01)
+    for _ in range(5):
+        for lib, m, opt in ((torch, tm, topt), (dyngrad, dm, dopt)):
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(m(lib.tensor(x)), lib.tensor(y))
+            loss.backward()
+            opt.step()
+    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
+        assert_same_tensor(dp.detach(), tp.detach(), what=n)

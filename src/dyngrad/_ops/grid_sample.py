@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from fractions import Fraction
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
@@ -35,7 +36,13 @@ def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
     outer edges."""
     if align_corners:
         return pw.mul(pw.div(pw.add(coord, 1), 2), size - 1)  # aten's order of operations (float32 rounding)
-    return pw.div(pw.sub(pw.mul(pw.add(coord, 1), size), 1), 2)
+    shifted = pw.add(coord, 1)
+    value = pw.div(pw.sub(pw.mul(shifted, size), 1), 2)
+    # aten's kernel rounds (coord + 1) * size / 2 - 0.5 once (a fused multiply-add): the same value, computed
+    # exactly in long double, replaces the twice-rounded one (the gradient jumps at integer positions)
+    a = shifted._data
+    exact = (a.astype(xp.longdouble) * (size / 2) - xp.longdouble(0.5)).astype(a.dtype)
+    return pw.add(value, wrap((exact - value._data).astype(a.dtype)))
 
 
 def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
@@ -55,11 +62,19 @@ def _apply_padding(x: Tensor, size: int, padding_mode: str, align_corners: bool)
     """aten's compute_coordinates: 'border' clamps to [0, size - 1]; 'reflection' reflects (about the corner
     pixels' centres with align_corners, about their outer edges without), then clamps."""
     if padding_mode == "border":
-        return pw.clamp(x, 0, size - 1)
+        return _clip(x, size)
     if padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        return pw.clamp(x, 0, size - 1)
+        return _clip(x, size)
     return x
+
+
+def _clip(x: Tensor, size: int) -> Tensor:
+    """aten's clip_coordinates_set_grad: clamp to [0, size - 1] with the borders themselves counted as outside
+    (gradient 0 there, where clamp's would be 1)."""
+    a = x._data
+    inside = (a > 0) & (a < size - 1)
+    return pw.where(wrap(inside), x, wrap(xp.clip(a, 0, size - 1)))
 
 
 def _read(flat: Tensor, taps, spatial, out_shape) -> Tensor:
@@ -257,8 +272,14 @@ def _base_coords(n: int, align_corners: bool, dtype):
     """aten's linspace_from_neg_one: n points from -1 to 1, scaled by (n - 1) / n without align_corners; 0 for n = 1."""
     if n <= 1:
         return xp.zeros(max(n, 0), dtype=dtype)
-    r = xp.linspace(-1, 1, n).astype(dtype)
-    return r if align_corners else (r * (n - 1) / n).astype(dtype)
+    # torch's linspace, to the last bit (grid_sample's gradient jumps at integer pixel positions): start + i * step
+    # for the first half, end - (n - 1 - i) * step for the second, each a fused multiply-add (one rounding),
+    # computed here exactly with fractions
+    step = xp.asarray(2.0, dtype=dtype) / xp.asarray(n - 1, dtype=dtype)
+    exact_step = Fraction(float(step))
+    vals = [(-1 + i * exact_step) if i < n // 2 else (1 - (n - 1 - i) * exact_step) for i in range(n)]
+    r = xp.array([float(v) for v in vals], dtype=xp.float64).astype(dtype)
+    return r if align_corners else (r * xp.asarray(n - 1, dtype=dtype) / xp.asarray(n, dtype=dtype)).astype(dtype)
 
 
 def _base_grid(spatial, align_corners: bool, dtype):
