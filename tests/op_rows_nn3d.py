@@ -96,6 +96,11 @@ def _lp_params(data, shapes, nd):
             "stride": data.draw(st.sampled_from([None, 1, 2])), "ceil_mode": data.draw(st.booleans())}
 
 
+_LP_COVERS = ("PowBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0", "MaxPool2DWithIndicesBackward0",
+              "MaxPool3DWithIndicesBackward0", "SqueezeBackward1", "UnsqueezeBackward0", "MulBackward0", "SignBackward0",
+              "ReluBackward0", "AbsBackward0", "NegBackward0")
+
+
 def _lp(nd):
     return lambda lib, x, **kw: {1: F(lib).lp_pool1d, 2: F(lib).lp_pool2d, 3: F(lib).lp_pool3d}[nd](x, **kw)
 
@@ -204,11 +209,11 @@ ROWS: list[OpInfo] = [
     OpInfo("max_unpool3d", lambda lib, x, stride: _unpool(lib, x, 3, stride), _volume(nd=3, min_side=2),
            covers=("MaxUnpool3DBackward0", "MaxPool3DWithIndicesBackward0"),
            params=lambda d, s: {"stride": d.draw(st.sampled_from([None, 1]))}, ties=True, gradcheck=False),
-    OpInfo("lp_pool1d", _lp(1), _volume(nd=1, min_side=2), covers=("PowBackward0",),
+    OpInfo("lp_pool1d", _lp(1), _volume(nd=1, min_side=2), covers=_LP_COVERS,
            params=lambda d, s: _lp_params(d, s, 1), domain=(0.5, 2.0), gradcheck=False),
-    OpInfo("lp_pool2d", _lp(2), _volume(nd=2, min_side=2), covers=("PowBackward0",),
+    OpInfo("lp_pool2d", _lp(2), _volume(nd=2, min_side=2), covers=_LP_COVERS,
            params=lambda d, s: _lp_params(d, s, 2), domain=(0.5, 2.0), gradcheck=False),
-    OpInfo("lp_pool3d", _lp(3), _volume(nd=3, min_side=2), covers=("PowBackward0",),
+    OpInfo("lp_pool3d", _lp(3), _volume(nd=3, min_side=2), covers=_LP_COVERS,
            params=lambda d, s: _lp_params(d, s, 3), domain=(0.5, 2.0), gradcheck=False),
     # torch has no second derivative of pdist (_pdist_backward is not differentiable)
     OpInfo("pdist", lambda lib, x, p: F(lib).pdist(x, p), st.sampled_from([((1, 3),), ((2, 1),), ((4, 3),), ((5, 2),)]),
