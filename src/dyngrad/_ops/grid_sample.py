@@ -31,13 +31,15 @@ _MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
 
 
-def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+def _unnormalize(coord: Tensor, size: int, align_corners: bool, fused: bool = True) -> Tensor:
     """aten's grid_sampler_unnormalize: -1 and 1 are the centres of the corner pixels (align_corners) or their
     outer edges."""
     if align_corners:
         return pw.mul(pw.div(pw.add(coord, 1), 2), size - 1)  # aten's order of operations (float32 rounding)
     shifted = pw.add(coord, 1)
     value = pw.div(pw.sub(pw.mul(shifted, size), 1), 2)
+    if not fused:  # (the 3-D kernel is aten's scalar one: two roundings)
+        return value
     # aten's kernel rounds (coord + 1) * size / 2 - 0.5 once (a fused multiply-add): the same value, computed
     # exactly in long double, replaces the twice-rounded one (the gradient jumps at integer positions)
     a = shifted._data
@@ -116,7 +118,7 @@ def _sample(x: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners
     n, c = x._data.shape[:2]
     flat = x.reshape((n, c, -1))
     # grid's last axis lists (x, y[, z]): W first, so axis k of the input takes grid coordinate nsp - 1 - k
-    coords = [_unnormalize(sh.select(grid, -1, nsp - 1 - k), spatial[k], align_corners) for k in range(nsp)]
+    coords = [_unnormalize(sh.select(grid, -1, nsp - 1 - k), spatial[k], align_corners, nsp == 2) for k in range(nsp)]
     if mode == "bicubic":
         base = [xp.floor(cd._data) for cd in coords]
         frac = [pw.sub(cd, wrap(b.astype(cd._data.dtype))) for cd, b in zip(coords, base)]
