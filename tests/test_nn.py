@@ -654,8 +654,10 @@ def test_upsample_reprs_and_errors():
     for kw in calls:
         same_error(lambda kw=kw: F.interpolate(dyngrad.tensor(x), **kw),
                    lambda kw=kw: torch.nn.functional.interpolate(torch.tensor(x), **kw))
-    with pytest.raises(NotImplementedError, match="dyngrad: interpolate mode 'bicubic'"):  # not implemented here
-        F.interpolate(dyngrad.tensor(x), size=3, mode="bicubic")
+    same_error(lambda: F.interpolate(dyngrad.tensor(x), size=3, mode="lanczos"),
+               lambda: torch.nn.functional.interpolate(torch.tensor(x), size=3, mode="lanczos"))
+    with pytest.raises(NotImplementedError, match="dyngrad: interpolate mode 'lanczos'"):  # not implemented here
+        F.interpolate(dyngrad.tensor(x), size=3, mode="lanczos", antialias=True)
     # 'area' on 4-D inputs is adaptive_avg_pool2d, as torch
     a = np.random.default_rng(0).standard_normal((1, 2, 6, 4)).astype("float32")
     for kw in [dict(size=(3, 2)), dict(scale_factor=0.5)]:

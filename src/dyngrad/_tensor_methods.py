@@ -57,6 +57,7 @@ from ._ops import comparison as cmp
 from ._ops import complex as cplx
 from ._ops import pointwise as pw
 from ._ops._promote import OperandTypeError, reflected
+from ._ops.nn_families import NN_FAMILIES
 from ._tensor import Tensor
 
 # Note [Operators and foreign operands]
@@ -422,7 +423,7 @@ FAMILIES = (
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
-    householder, lstsq, lowrank, ldl,
+    householder, lstsq, lowrank, ldl, *NN_FAMILIES,
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
 from ._ops import activations_extra, ctc, losses_margin  # noqa: E402

@@ -15,6 +15,7 @@ import warnings
 from .._backend import scratch, xp
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled
+from . import convnd
 from . import matmul as _products
 from . import reduction as red
 from . import shape as sh
@@ -342,6 +343,8 @@ class ConvolutionBackward0(Op):
 
     @staticmethod
     def forward(x, w, b, stride, pad, dilation, transposed, output_padding, groups, nd, cache):
+        if nd == 3:  # 3-D convolutions: convnd.py
+            return convnd.conv_forward(x, w, b, stride, pad, dilation, transposed, output_padding, groups)
         x4, w4 = _as4d(x, nd), _as4d(w, nd)
         if transposed:
             hw = _transposed_size(x4.shape[2:], w4.shape[2:], stride, pad, dilation, output_padding)
@@ -355,6 +358,8 @@ class ConvolutionBackward0(Op):
     def backward_arrays(self, g):
         x, w, b = self.saved()
         stride, pad, dilation, transposed, output_padding, groups, nd, cache = self._params
+        if nd == 3:
+            return convnd.conv_backward(self, wrap(g))
         nf = self.next_functions
         x4, w4, g4 = _as4d(x._data, nd), _as4d(w._data, nd), _as4d(g, nd)
         gx = gw = gb = None
@@ -378,6 +383,8 @@ class ConvolutionBackward0(Op):
     def backward(self, g):
         x, w, b = self.saved()
         stride, pad, dilation, transposed, output_padding, groups, nd, cache = self._params
+        if nd == 3:
+            return convnd.conv_backward(self, g)
         nf = self.next_functions
         xs, ws = x._data.shape, w._data.shape
         if nd == 1:
@@ -447,16 +454,16 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
         )
     if w.ndim != nd + 2:
         raise RuntimeError(
-            f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {_shape_list(w.shape)}, but got "
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {_shape_list(w.shape)}, but got "
             f"{x.ndim}-dimensional input of size {_shape_list(x.shape)} instead"
         )
     for arg, v in (("stride", stride), ("dilation", dilation)) + ((("padding", padding),) if not isinstance(padding, str) else ()):
-        if isinstance(v, (list, tuple)) and len(v) != nd:
+        if isinstance(v, (list, tuple)) and len(v) not in (1, nd):  # (aten expands a one-element list)
             raise RuntimeError(
                 f"expected {arg} to be a single integer value or a list of {nd} values to match the convolution "
                 f"dimensions, but got {arg}={list(v)}"
             )
-    stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
+    stride, dilation = _expand(stride, nd), _expand(dilation, nd)
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
@@ -483,11 +490,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
-        p = _tuple(padding, nd)
+        p = _expand(padding, nd)
         if any(v < 0 for v in p):
             raise RuntimeError("negative padding is not supported")
         pad = tuple(v for v in p for _ in range(2))
-    out_pad = _tuple(output_padding, nd)
+    out_pad = _expand(output_padding, nd)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     c = x.shape[1]
@@ -510,19 +517,16 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
     if transposed:
         for i in range(nd):
             if out_pad[i] >= stride[i] and out_pad[i] >= dilation[i]:
-                names = ("height", "width") if nd == 2 else ("width",)
+                names = ("depth", "height", "width")[3 - nd:]
                 raise RuntimeError(
                     "output padding must be smaller than either stride or dilation, but got "
                     + " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, out_pad)) + " "
                     + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride)) + " "
                     + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation))
                 )
-        outs = _transposed_size(x.shape[2:] if nd == 2 else (1,) + x.shape[2:],
-                                kernel if nd == 2 else (1,) + kernel,
-                                stride if nd == 2 else (1,) + stride, pad if nd == 2 else (0, 0) + pad,
-                                dilation if nd == 2 else (1,) + dilation, out_pad if nd == 2 else (0,) + out_pad)
+        # (any rank: the 1-D and 2-D sizes as _transposed_size computes them)
+        outs = convnd.transposed_size(x.shape[2:], kernel, stride, convnd.pad_pairs(pad), dilation, out_pad)
         if any(v <= 0 for v in outs):
-            outs = outs[2 - nd:]
             raise RuntimeError(
                 f"Given input size per channel: ({' x '.join(str(v) for v in x.shape[2:])}). Calculated output size "
                 f"per channel: ({' x '.join(str(v) for v in outs)}). Output size is too small"
@@ -546,9 +550,16 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
     # Note [Convolution column cache]: the forward's im2col columns are kept for grad_weight when
     # a graph is recorded (the node's params hold the cache; it goes with the node), saving a second
     # im2col at the cost of kh * kw copies of the input in memory until backward.
-    cache = [] if (is_grad_enabled() and weight._requires_grad and not transposed) else None
+    cache = [] if (is_grad_enabled() and weight._requires_grad and not transposed and nd < 3) else None
     params = (stride, pad, dilation, transposed, out_pad, groups, nd, cache)
     return apply(ConvolutionBackward0, (input, weight, bias), params)
+
+
+def _expand(v, nd: int) -> tuple:
+    """aten's expand_param_if_needed: an int or a one-element list repeated for each of the ``nd`` dims."""
+    if isinstance(v, (list, tuple)) and len(v) == 1:
+        v = v[0]
+    return _tuple(v, nd)
 
 
 def _tensor_type(a) -> str:
@@ -608,12 +619,22 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """torch.nn.functional.conv3d: x (N, C, D, H, W) or (C, D, H, W), weight (O, C/groups, kd, kh, kw)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, True, output_padding)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, True, output_padding)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
+    """torch.nn.functional.conv_transpose3d: x (N, C, D, H, W), weight (C, O/groups, kd, kh, kw)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, True, output_padding)
 
 
 # ------------------------------------------------------------------ registration
@@ -624,6 +645,8 @@ EXPORTS: dict = {
     "conv2d": conv2d,
     "conv_transpose1d": conv_transpose1d,
     "conv_transpose2d": conv_transpose2d,
+    "conv3d": conv3d,
+    "conv_transpose3d": conv_transpose3d,
 }
 TENSOR_METHODS: dict = {}
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
@@ -632,6 +655,8 @@ FUNCTIONAL_EXPORTS: dict = {  # dyngrad.nn.functional.<name>
     "conv2d": conv2d,
     "conv_transpose1d": conv_transpose1d,
     "conv_transpose2d": conv_transpose2d,
+    "conv3d": conv3d,
+    "conv_transpose3d": conv_transpose3d,
     "unfold": unfold,
     "fold": fold,
 }

@@ -342,12 +342,22 @@ def _adaptive_bounds(size: int, out: int):
 
 
 def _adaptive_output_size(a, output_size, name):
+    if isinstance(output_size, (list, tuple)) and a.ndim <= len(output_size):  # torch's _list_with_default
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if a.ndim not in (3, 4):
         raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got {_shape_list(a.shape)}")
     out = _tuple(output_size, 2) if not isinstance(output_size, (list, tuple)) else tuple(output_size)
     if len(out) != 2:
-        raise RuntimeError(f"{name}: output_size must be 2")
-    return tuple(a.shape[-2 + i] if out[i] is None else int(out[i]) for i in range(2))
+        raise RuntimeError(f"{name}: output_size must be 2" if name == "adaptive_avg_pool2d"
+                           else f"{name}(): internal error: output_size.size() must be 2")
+    out = tuple(a.shape[-2 + i] if out[i] is None else int(out[i]) for i in range(2))
+    if any(o < 0 for o in out):
+        if name == "adaptive_avg_pool2d":
+            raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                               f"received {{{out[0]}, {out[1]}}}")
+        neg = next(o for o in out if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {list(a.shape[:-2]) + list(out)}")
+    return out
 
 
 @register

@@ -1,4 +1,5 @@
-"""Upsampling for ``dyngrad.nn.functional.interpolate`` / ``upsample``: nearest and (bi)linear modes
+"""Upsampling for ``dyngrad.nn.functional.interpolate`` / ``upsample``: nearest and (bi)linear modes (the others
+in resample.py)
 (aten/src/ATen/native/UpSample*.cpp), each a product with a per-axis interpolation matrix."""
 
 from __future__ import annotations
@@ -154,8 +155,9 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     ``size`` or ``scale_factor`` (one of them), int or per-axis sequence; a given scale factor is passed on
     to the kernel (its source-index scale is 1/scale_factor) unless ``recompute_scale_factor``. Argument
     errors as torch's (ValueError, TypeError, NotImplementedError for a mode and rank that do not fit).
-    dyngrad does not implement 'bicubic', 'trilinear', 'nearest-exact', 5-D inputs nor ``antialias``:
-    those raise NotImplementedError naming dyngrad.
+    Further modes in resample.py: 'nearest' and 'trilinear' on 5-D inputs, 'nearest-exact' (3-, 4-, 5-D),
+    'bicubic' (4-D), ``antialias`` with 'bilinear' / 'bicubic' (4-D), 'area' on 3-D and 5-D inputs. 'lanczos'
+    raises NotImplementedError naming dyngrad.
     """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -207,6 +209,8 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
                          "a 4-D tensor as input")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     nd = input.dim()
     op = _UPSAMPLE_OPS.get((mode, nd))
     if op is not None and not antialias:
@@ -214,9 +218,15 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     if mode == "area" and nd == 4:
         return adaptive_avg_pool2d(input, output_size)
     wants = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if nd in (3, 4, 5) and (mode not in wants or nd == wants[mode]):
+        from .resample import resample  # the further modes (resample.py)
+
+        out = resample(input, mode, output_size, scale_factors, align_corners, antialias)
+        if out is not None:
+            return out
     if mode in wants and nd in (3, 4, 5) and nd != wants[mode]:
         raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {wants[mode]}D input")
-    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area", "nearest-exact")
+    known = ("lanczos",) if antialias and nd == 4 else ()  # (every other mode and rank is implemented)
     if nd in (3, 4, 5) and mode in known:
         raise NotImplementedError(f"dyngrad: interpolate mode '{mode}' is not implemented for {nd}D input"
                                   + (" with antialias=True" if antialias else ""))
@@ -232,6 +242,20 @@ def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_c
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def upsample_nearest(input, size=None, scale_factor=None):  # noqa: A002
+    """Deprecated: interpolate(mode='nearest'), with torch's UserWarning."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):  # noqa: A002
+    """Deprecated: interpolate(mode='bilinear', align_corners=True), with torch's UserWarning."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``), to Tensor (``Tensor.<name>``)
 # and to dyngrad.nn.functional; __init__.py, _tensor_methods.py and nn/functional.py merge these.
@@ -241,4 +265,6 @@ LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
 FUNCTIONAL_EXPORTS: dict = {  # dyngrad.nn.functional.<name>
     "interpolate": interpolate,
     "upsample": upsample,
+    "upsample_nearest": upsample_nearest,
+    "upsample_bilinear": upsample_bilinear,
 }

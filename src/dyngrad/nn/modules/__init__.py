@@ -73,8 +73,10 @@ from .transformer import (
     TransformerEncoderLayer,
 )
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .volumetric import *  # noqa: F403, E402 - 3-D layers, unpooling, shuffles, sampling (their own __all__)
+from .volumetric import __all__ as _volumetric_all  # noqa: E402
 
-__all__ = [
+__all__ = [*_volumetric_all,
     "SyncBatchNorm",
     "CELU", "ELU", "GELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
     "LogSoftmax", "Mish", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh",

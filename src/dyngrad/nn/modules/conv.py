@@ -1,4 +1,4 @@
-"""Convolution layers (torch.nn.Conv1d/Conv2d, ConvTranspose1d/ConvTranspose2d) over nn.functional's kernels.
+"""Convolution layers (torch.nn.Conv1d/2d/3d, ConvTranspose1d/2d/3d) over nn.functional's kernels.
 
 Weights are (out, in/groups, *kernel) for convolutions and (in, out/groups, *kernel) for transposed
 ones; initialisation, argument checks and ``extra_repr`` follow torch.
@@ -140,6 +140,20 @@ class Conv2d(_ConvNd):
         return self._conv(input, F.conv2d)
 
 
+class Conv3d(_ConvNd):
+    _n = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None) -> None:
+        t = _ntuple(3)
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride),
+                         padding if isinstance(padding, str) else t(padding), t(dilation), False, t(0), groups,
+                         bias, padding_mode, dtype)
+
+    def forward(self, input):
+        return self._conv(input, F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     _valid_padding_modes = {"zeros"}
 
@@ -195,3 +209,16 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._conv_t(input, output_size, F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None) -> None:
+        t = _ntuple(3)
+        super().__init__(in_channels, out_channels, t(kernel_size), t(stride), t(padding), t(dilation), True,
+                         t(output_padding), groups, bias, padding_mode, dtype)
+
+    def forward(self, input, output_size=None):
+        return self._conv_t(input, output_size, F.conv_transpose3d)

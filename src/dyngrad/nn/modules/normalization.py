@@ -96,6 +96,12 @@ class BatchNorm2d(_NormBase):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_NormBase):
+    def _check_input_dim(self, input) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
 class _InstanceNorm(_NormBase):
     """Instance normalisation over nn.functional.instance_norm; by default no affine parameters and no
     running statistics (torch's defaults). ``num_batches_tracked`` is kept but never advanced, as torch."""
@@ -143,6 +149,14 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):

@@ -86,3 +86,27 @@ class CircularPad1d(_PadNd):
 
 class CircularPad2d(_PadNd):
     _n, _mode = 2, "circular"
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _n = 3
+
+
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ReflectionPad3d(_PadNd):
+    _n, _mode = 3, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    _n, _mode = 3, "replicate"
+
+
+class CircularPad3d(_PadNd):
+    _n, _mode = 3, "circular"
