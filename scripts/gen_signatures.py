@@ -118,16 +118,19 @@ def _single(fn, name):
             default = " = " + ("None" if takes_none else doc_default if doc_default != "None" else "<unknown>")
         params.append(f"{kind} {pname}{default}")
         args.append(_VALID.get(kind, lambda: None)())
-    kw = re.search(r"\*,\s*([^)]*)\)", doc)
+    # the docstring's other parameters (``gelu(input, approximate = 'none')``, ``exp(input, *, out=None)``)
+    # are typed as keywords; torch takes them by name (they follow the positional ones found above)
+    found = {p.split(" = ")[0].rpartition(" ")[2] for p in params}
+    listed = re.match(r"[\w.]+\((.*)\)", doc)
     kwonly = []
-    for part in (kw.group(1).split(",") if kw else ()):
+    for part in (listed.group(1).split(",") if listed else ()):
         key = part.split("=")[0].strip()
-        if not key.isidentifier():
+        if not key.isidentifier() or key in found:
             continue
         text = _error(fn, tuple(args), {key: Probe()})
         m = _MUST.search(text or "")
         if m and m.group(1) == key:
-            kwonly.append(f"{m.group(2)} {key} = None")  # keyword-only parameters are optional
+            kwonly.append(f"{m.group(2)} {key} = None")  # (keyword-only parameters are optional)
     if kwonly:
         params += ["*", *kwonly]
     return None if not params else (f"({', '.join(params)})",)

@@ -102,7 +102,8 @@ def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
     if kind == "tuple of Tensors":
         return isinstance(obj, (tuple, list))
     if kind == "torch.dtype":
-        return isinstance(obj, dtype) or any(obj is t for t in (int, float, bool, complex))
+        # NumPy dtypes too: dyngrad's own code casts with them (x.to(array.dtype))
+        return isinstance(obj, (dtype, xp.dtype)) or any(obj is t for t in (int, float, bool, complex))
     if kind == "torch.Generator":
         return isinstance(obj, Generator)
     if kind == "torch.device":
@@ -291,23 +292,25 @@ def checked(key: str, fn, method: bool = False):
     sigs = SIGNATURES.get(key)
     if sigs is None or not callable(fn):
         return fn
-    suspect, most, least = _suspect_positions(sigs, method)
+    nat = key in NUMBERS_AS_TENSORS
+    suspect, most, least = _suspect_positions(sigs, method, nat)
+    # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
+    wrapped = tuple(i for i, _ in _suspect_positions(sigs, method)[0] if nat and _tensor_only(sigs, i - method))
     if most is None:
         most = 1 << 30
-    nat = key in NUMBERS_AS_TENSORS
 
     def slow(args, kwargs, error):
         if kwargs:
             renamed = _realias(kwargs, key)
             if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
                 return wrapper(*args, **renamed)
-        problem = explain(key, args[1:] if method else args, kwargs)
+        problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
         if problem is not None:
             raise problem from None
         if "out" in kwargs and _has_out(key) and not _takes_out(fn):
             return _call_with_out(key, wrapper, args, kwargs)
-        if nat:
-            converted = _numbers_to_tensors(args, suspect)
+        if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
+            converted = _numbers_to_tensors(args, wrapped)
             if converted is not None:
                 return fn(*converted, **kwargs)
         if error is not None:
@@ -328,6 +331,27 @@ def checked(key: str, fn, method: bool = False):
     functools.update_wrapper(wrapper, fn)
     wrapper.__wrapped_key__ = key
     return wrapper
+
+
+def _known_keywords(key: str, fn, kwargs: dict) -> dict:
+    """``kwargs`` less the keywords the table lacks but the op function names: a row probed from torch
+    may miss a keyword-only parameter (one its docstring does not list), which the op, written after
+    torch's, has."""
+    if not kwargs:
+        return kwargs
+    names = {p.name for s in SIGNATURES[key] for p in parse_signature(s)}
+    own = _keywords_of(fn)
+    return {k: v for k, v in kwargs.items() if k in names or k not in own}
+
+
+@functools.cache
+def _keywords_of(fn) -> frozenset:
+    import inspect
+
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
 
 
 @functools.cache
@@ -369,13 +393,18 @@ def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
     return write_out(result, out)
 
 
+def _tensor_only(sigs, i: int) -> bool:
+    positional = [_positional(parse_signature(s)) for s in sigs]
+    return all(len(p) > i and p[i].type == "Tensor" for p in positional)
+
+
 def _numbers_to_tensors(args: tuple, positions: tuple) -> tuple:
     """``torch.add(1, 2)``: numbers where a tensor goes become 0-d tensors (int64, the default float,
     bool, complex), as torch wraps them; None when there is none."""
     from .._creation import tensor
 
     converted = list(args)
-    for i, _ in positions:
+    for i in positions:
         if i < len(args) and isinstance(args[i], _NUMBER_TYPES):
             converted[i] = tensor(args[i])
     return tuple(converted) if any(a is not b for a, b in zip(args, converted)) else None
@@ -385,7 +414,7 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
     "Tensor": (Tensor,),
     # a tuple is the common spelling of a shape; a list is parsed first (it may hold floats: x.tile([2.5]))
     "tuple of ints": (int, tuple, Size),
-    "torch.dtype": (dtype,),
+    "torch.dtype": (dtype, *{type(xp.dtype(c)) for c in "?bBhilqefdFD"}),  # (NumPy's: dyngrad's own calls)
     "torch.device": (str, int, device),
     "torch.Generator": (Generator,),
     "Number": (Tensor, int, float, bool, complex),
@@ -395,7 +424,7 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
 }
 
 
-def _suspect_positions(sigs, method: bool) -> tuple:
+def _suspect_positions(sigs, method: bool, numbers_as_tensors: bool = False) -> tuple:
     """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
 
     At a position that every signature with that many positional parameters types Tensor, Number, int,
@@ -417,6 +446,8 @@ def _suspect_positions(sigs, method: bool) -> tuple:
         types = set()
         for k in kinds:
             types.update(_FAST[k])
+        if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
+            types.update(_FAST["Number"])
         if any(q.default_none for q in params):
             types.add(type(None))
         out.append((i + offset, frozenset(types)))

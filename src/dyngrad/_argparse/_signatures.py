@@ -224,7 +224,7 @@ SIGNATURES = {
         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',
     ),
     'concatenate': (
-        '(tuple of Tensors tensors, int dim = <unknown>)',
+        '(tuple of Tensors tensors, int dim = <unknown>, *, Tensor out = None)',
     ),
     'conj': (
         '(Tensor input)',
@@ -1196,11 +1196,26 @@ SIGNATURES = {
     'Tensor.bmm': (
         '(Tensor mat2)',
     ),
+    'Tensor.bool': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.broadcast_to': (
         '(tuple of ints size)',
     ),
+    'Tensor.byte': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.cauchy_': (
         '(float median = 0, float sigma = 1, *, torch.Generator generator = None)',
+    ),
+    'Tensor.cdouble': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.cfloat': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.chalf': (
+        '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.cholesky': (
         '(bool upper = False)',
@@ -1249,6 +1264,9 @@ SIGNATURES = {
     'Tensor.clone': (
         '(*, torch.memory_format memory_format = None)',
     ),
+    'Tensor.contiguous': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.copy_': (
         '(Tensor other, bool non_blocking = False)',
     ),
@@ -1264,6 +1282,9 @@ SIGNATURES = {
         '(int dim = None)',
         '(tuple of ints dim)',
     ),
+    'Tensor.cpu': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.cross': (
         '(Tensor other, int dim = None)',
     ),
@@ -1277,10 +1298,10 @@ SIGNATURES = {
         '(int dim)',
     ),
     'Tensor.cumprod': (
-        '(int dim)',
+        '(int dim, *, torch.dtype dtype = None)',
     ),
     'Tensor.cumsum': (
-        '(int dim)',
+        '(int dim, *, torch.dtype dtype = None)',
     ),
     'Tensor.diag': (
         '(int diagonal = 0)',
@@ -1313,6 +1334,9 @@ SIGNATURES = {
     'Tensor.dot': (
         '(Tensor tensor)',
     ),
+    'Tensor.double': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.eq': (
         '(Tensor other)',
         '(Number other)',
@@ -1338,6 +1362,9 @@ SIGNATURES = {
     ),
     'Tensor.flip': (
         '(tuple of ints dims)',
+    ),
+    'Tensor.float': (
+        '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.float_power': (
         '(Tensor exponent)',
@@ -1394,6 +1421,9 @@ SIGNATURES = {
         '(Tensor other)',
         '(Number other)',
     ),
+    'Tensor.half': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.hypot': (
         '(Tensor other)',
     ),
@@ -1449,6 +1479,12 @@ SIGNATURES = {
     ),
     'Tensor.inner': (
         '(Tensor other)',
+    ),
+    'Tensor.int': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.is_contiguous': (
+        '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.isclose': (
         '(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)',
@@ -1508,6 +1544,9 @@ SIGNATURES = {
     ),
     'Tensor.logsumexp': (
         '(tuple of ints dim, bool keepdim = False)',
+    ),
+    'Tensor.long': (
+        '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.lt': (
         '(Tensor other)',
@@ -1610,7 +1649,7 @@ SIGNATURES = {
         '(int dim, bool keepdim = False)',
     ),
     'Tensor.nansum': (
-        '(tuple of ints dim = None, bool keepdim = False)',
+        '(tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None)',
     ),
     'Tensor.narrow': (
         '(int dim, Tensor start, int length)',
@@ -1754,6 +1793,9 @@ SIGNATURES = {
     ),
     'Tensor.select': (
         '(int dim, int index)',
+    ),
+    'Tensor.short': (
+        '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.size': (
         '(int dim = None)',
@@ -1931,7 +1973,7 @@ SIGNATURES = {
         '(Tensor input, Number alpha = 1., Number scale = <unknown>, Number input_scale = <unknown>)',
     ),
     'nn.functional.gelu': (
-        '(Tensor input)',
+        '(Tensor input, *, str approximate = None)',
     ),
     'nn.functional.hardtanh_': (
         '(Tensor input, Number min_val = -1., Number max_val = 1.)',
