@@ -130,7 +130,7 @@ def _single(fn, name):
         text = _error(fn, tuple(args), {key: Probe()})
         m = _MUST.search(text or "")
         if m and m.group(1) == key:
-            kwonly.append(f"{m.group(2)} {key} = None")  # (keyword-only parameters are optional)
+            kwonly.append(f"{m.group(2)} {key}" + ("" if key in required else " = None"))  # (linalg.solve_triangular's upper)
     if kwonly:
         params += ["*", *kwonly]
     return None if not params else (f"({', '.join(params)})",)

@@ -2080,7 +2080,7 @@ SIGNATURES = {
         '(Tensor A, Tensor B, *, bool left = None, bool check_errors = None, tuple of Tensors out = None)',
     ),
     'linalg.solve_triangular': (
-        '(Tensor input, Tensor B, *, bool upper = None)',
+        '(Tensor input, Tensor B, *, bool upper)',
     ),
     'linalg.svd': (
         '(Tensor A, bool full_matrices = True, *, str driver = None, tuple of Tensors out = None)',
