@@ -65,8 +65,8 @@ def _import_libs():
 
     torch.set_num_threads(1)
     import autograd_workloads
-    import func_workloads
     import distribution_workloads
+    import func_workloads
     import module_workloads
     import nn_workloads
     import special_workloads
