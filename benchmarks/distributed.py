@@ -53,8 +53,8 @@ def table(per_process: bool) -> None:
     print(f"{'library':8} {'procs':>5} {'step ms':>8} {'samples/s':>10} {'local ms':>9} {'allreduce ms':>13} "
           f"{'hidden':>7}")
     for (lib, n), r in results.items():
-        # the part of the all-reduce that does not add to the step (noise can push the estimate below 0)
-        hidden = "" if n == 1 else f"{max(0.0, 1 - (r['step_s'] - r['local_step_s']) / r['allreduce_s']):7.0%}"
+        # the part of the all-reduce that does not add to the step (noise can push the estimate outside [0, 1])
+        hidden = "" if n == 1 else f"{min(1.0, max(0.0, 1 - (r['step_s'] - r['local_step_s']) / r['allreduce_s'])):7.0%}"
         print(f"{lib:8} {n:5d} {r['step_s'] * 1e3:8.2f} {r['samples_per_s']:10.0f} {r['local_step_s'] * 1e3:9.2f} "
               f"{r['allreduce_s'] * 1e3:13.3f} {hidden:>7}")
     for lib in ("dyngrad", "torch"):
