@@ -429,6 +429,25 @@ def _vmap_randomness_different_shapes(lib):
     return out.shape, (out[0] - out[1]).abs().sum() > 0
 
 
+def _vmap_dropout_different(lib):
+    """One dropout mask per sample (and per channel for dropout2d), drawn from torch's stream as torch's vmap does."""
+    lib.manual_seed(0)
+    x = lib.ones(3, 8, dtype=lib.float64)
+    vm = F(lib).vmap
+    return (vm(lambda v: lib.nn.functional.dropout(v, 0.5, True), randomness="different")(x),
+            vm(lambda v: lib.nn.functional.dropout(v, 0.5, True), randomness="same")(x),
+            vm(lambda v: lib.nn.functional.dropout1d(v.reshape(4, 2), 0.5, True), randomness="different")(x))
+
+
+def _vmap_inplace_fills(lib):
+    lib.manual_seed(1)
+    x = lib.zeros(3, 5, dtype=lib.float64)
+    vm = F(lib).vmap
+    return (vm(lambda v: v.clone().uniform_(), randomness="different")(x),
+            vm(lambda v: v.clone().normal_(), randomness="same")(x),
+            vm(lambda v: v.clone().exponential_(), randomness="different")(x))
+
+
 def _vmap_autograd_outside(lib):
     x = lib.tensor(X, requires_grad=True)
     m = T(lib, M)
@@ -492,7 +511,8 @@ PROGRAMS = [
     _jacrev_jacrev, _jacfwd_jacfwd, _vmap_jacfwd, _vmap_jacrev, _vmap_hessian, _jvp_of_grad, _grad_vmap_grad,
     _mlp_jacrev, _mlp_hessian, _pinn, _pinn_loss_grad, _ensemble, _ntk, _ntk_jvp, _vmap_in_dims_pytree,
     _vmap_out_dims, _vmap_in_dim_negative, _vmap_kwargs_not_mapped, _vmap_nested_3, _vmap_nested_grad,
-    _vmap_unbatched_output, _vmap_return_types, _vmap_randomness_same, _vmap_randomness_different_shapes, _vmap_autograd_outside,
+    _vmap_unbatched_output, _vmap_return_types, _vmap_randomness_same, _vmap_randomness_different_shapes, _vmap_dropout_different,
+    _vmap_inplace_fills, _vmap_autograd_outside,
     _vmap_autograd_in_dim_1, _functional_call_multi_dicts, _functional_call_kwargs, _functional_call_tied,
     _batch_norm_replaced,
 ]

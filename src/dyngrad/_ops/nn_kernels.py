@@ -355,12 +355,35 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         # torch: empty_like(input).bernoulli_(1 - p) (input's strides), then div_(1 - p)
         from .._random_kernels import arrange, bernoulli_scalar, is_dense
 
-        strides = a.strides if is_dense(a) else xp.empty(a.shape, dtype=a.dtype).strides
-        noise = arrange(bernoulli_scalar(generator(), a.size, 1 - p), a.shape, strides).astype(a.dtype)
-        noise /= xp.asarray(1 - p, dtype=a.dtype)
+        if _vmap_active():  # one mask per sample under randomness="different" (torch's batching rule)
+            noise = _vmap_noise(a.shape, 1 - p, a.dtype)
+        else:
+            strides = a.strides if is_dense(a) else xp.empty(a.shape, dtype=a.dtype).strides
+            noise = arrange(bernoulli_scalar(generator(), a.size, 1 - p), a.shape, strides).astype(a.dtype)
+            noise /= xp.asarray(1 - p, dtype=a.dtype)
     if inplace:
         return input.mul_(wrap(noise))
     return pw.mul(input, wrap(noise))
+
+
+def _vmap_active() -> bool:
+    from .._batching.context import STATE
+
+    return bool(STATE.stack)
+
+
+def _vmap_noise(shape: tuple, q: float, dtype):
+    """Dropout's scaled Bernoulli(q) noise under vmap, drawn by torch's randomness rules (_creation._vmap_draw):
+    one mask per sample under "different", one for the batch under "same", refused under "error"."""
+    import math
+
+    from .._creation import _vmap_draw
+    from .._random_kernels import bernoulli_scalar
+
+    def draw(s):
+        return bernoulli_scalar(generator(), math.prod(s), q).reshape(s).astype(dtype) / xp.asarray(q, dtype=dtype)
+
+    return _vmap_draw(draw, tuple(shape))
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
@@ -382,11 +405,14 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     else:
         from .._random_kernels import bernoulli_scalar
 
-        n = 1
-        for d in shape:
-            n *= d
-        noise = bernoulli_scalar(generator(), n, 1 - p).reshape(shape).astype(a.dtype)
-        noise /= xp.asarray(1 - p, dtype=a.dtype)
+        if _vmap_active():  # one mask per sample under randomness="different" (torch's batching rule)
+            noise = _vmap_noise(shape, 1 - p, a.dtype)
+        else:
+            n = 1
+            for d in shape:
+                n *= d
+            noise = bernoulli_scalar(generator(), n, 1 - p).reshape(shape).astype(a.dtype)
+            noise /= xp.asarray(1 - p, dtype=a.dtype)
     if inplace:
         return input.mul_(wrap(noise))
     return pw.mul(input, wrap(noise))

@@ -11,6 +11,7 @@ every sampling op (``self: zeros_like(grad)``), so a filled tensor in a graph se
 
 from __future__ import annotations
 
+import math
 import operator
 
 from .. import _backend
@@ -125,6 +126,12 @@ def _placed(t: Tensor, draw):
         real = npd.type(0).real.dtype
         shape, strides = shape + (2,), strides + (real.itemsize,)
         npd = real
+    from .._batching.context import STATE
+
+    if STATE.stack and a.dtype.kind != "c":  # under vmap: torch's randomness rules, one fill per sample if "different"
+        from .._creation import _vmap_draw
+
+        return _vmap_draw(lambda s: xp.asarray(draw(math.prod(s), npd, True)).reshape(s), tuple(shape))
     n = a.size * (2 if a.dtype.kind == "c" else 1)
     values = _kernels.arrange(xp.asarray(draw(n, npd, a.flags.c_contiguous)).ravel(), shape, strides)
     if a.dtype.kind == "c":
