@@ -46,20 +46,6 @@ SKIP = {
 # Rows of op families that landed in the same merge as vmap and do not match torch's vmap yet (they raise, or
 # their values or errors differ): listed in docs/func.md under "Not yet under vmap"; each needs a rule.
 NOT_YET = {
-    "alias_copy",
-    "expand_copy",
-    "narrow_copy",
-    "permute_copy",
-    "squeeze_copy",
-    "squeeze_copy_dim",
-    "squeeze_copy_dims",
-    "t_copy",
-    "transpose_copy",
-    "unbind_copy",
-    "unfold_copy",
-    "unsqueeze_copy",
-    "view_copy",
-    "split_with_sizes_copy",
     "select_scatter",
     "as_strided",
     "as_strided_of_view",

@@ -63,6 +63,11 @@ def _run_copy(view_fn, input, args, kwargs, name: str | None = None):  # noqa: A
     """``view_fn(input, *args, **kwargs)`` as a copy recorded with the view's node renamed (Note [Copies of views])."""
     if not isinstance(input, Tensor):
         raise TypeError(f"argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    from .._batching.context import STATE as _VMAP
+
+    if _VMAP.stack:  # under vmap the stand-in cannot be a fresh leaf of batched data: the view, then a copy
+        out = view_fn(input, *args, **kwargs)
+        return tuple(o.clone() for o in out) if isinstance(out, (tuple, list)) else out.clone()
     stand_in = wrap(input._data, True)
     prev = _grad_state.enabled
     _grad_state.enabled = True
