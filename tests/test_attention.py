@@ -5,7 +5,6 @@ names and error texts compared."""
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import torch
 import dyngrad
 import dyngrad.nn as dnn
 from conftest import assert_same_tensor
+from nn_parity import copy_weights
 
 tnn = torch.nn
 TF = torch.nn.functional
@@ -26,11 +26,6 @@ def _d(t):
         return None
     out = dyngrad.tensor(t.detach().numpy())
     return out.requires_grad_(True) if t.requires_grad else out
-
-
-def _copy_weights(tm, dm):
-    sd = OrderedDict((k, dyngrad.tensor(v.detach().numpy())) for k, v in tm.state_dict().items())
-    assert repr(dm.load_state_dict(sd)) == "<All keys matched successfully>"
 
 
 def _same_error(fn_d, fn_t):
@@ -239,7 +234,7 @@ def test_multihead_attention(opt, call, training):
     torch.manual_seed(opt * 100 + call)
     tm = tnn.MultiheadAttention(e, heads, dtype=dtype, **options).train(training)
     dm = dnn.MultiheadAttention(e, heads, dtype=dyngrad.float64, **options).train(training)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     assert repr(dm) == repr(tm)
     bf = options.get("batch_first", False)
     kdim, vdim = options.get("kdim", e), options.get("vdim", e)
@@ -271,7 +266,7 @@ def test_multihead_attention_unbatched_and_float32():
     torch.manual_seed(3)
     tm = tnn.MultiheadAttention(6, 3, add_bias_kv=True, kdim=4, vdim=2)
     dm = dnn.MultiheadAttention(6, 3, add_bias_kv=True, kdim=4, vdim=2)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     q, k, v = torch.randn(5, 6, requires_grad=True), torch.randn(7, 4), torch.randn(7, 2)
     kpm = torch.tensor([False] * 6 + [True])
     mask = torch.rand(3, 5, 7) > 0.8
@@ -386,7 +381,7 @@ def test_transformer_encoder(case, training):
         dm = dnn.TransformerEncoder(d_layer, 2, norm=dnn.LayerNorm(d, dtype=dyngrad.float64)).train(training)
     assert [str(w.message) for w in d_warn] == [str(w.message) for w in t_warn]
     assert dm.use_nested_tensor == tm.use_nested_tensor
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     shape = (n, S, d) if options.get("batch_first") else (S, n, d)
     x = torch.randn(*shape, dtype=dtype, requires_grad=True)
     kw = _enc_masks(call, n, S, dtype)
@@ -401,7 +396,7 @@ def test_transformer_encoder_nested_inference_zeros_padding():
     torch.manual_seed(5)
     tm = tnn.TransformerEncoder(tnn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).eval()
     dm = dnn.TransformerEncoder(dnn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).eval()
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     x = torch.randn(3, 5, 8)
     pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
     with torch.no_grad():
@@ -453,7 +448,7 @@ def test_transformer_decoder(case, training):
                                                                            options.get("activation", "relu"))})
     tm = tnn.TransformerDecoder(t_layer, 2, norm=tnn.LayerNorm(d, dtype=dtype)).train(training)
     dm = dnn.TransformerDecoder(d_layer, 2, norm=dnn.LayerNorm(d, dtype=dyngrad.float64)).train(training)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     assert repr(dm) == repr(tm)
     bf = options.get("batch_first")
     tgt = torch.randn(*((n, T) if bf else (T, n)), d, dtype=dtype, requires_grad=True)
@@ -476,7 +471,7 @@ def test_transformer_seq2seq(batch_first, dtype):
                          dropout=0.0, batch_first=batch_first, dtype=ddt)
     assert repr(dm) == repr(tm)
     assert list(dm.state_dict()) == list(tm.state_dict())
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     n, S, T = 3, 6, 4
     src = torch.randn(*((n, S) if batch_first else (S, n)), 8, dtype=tdt, requires_grad=True)
     tgt = torch.randn(*((n, T) if batch_first else (T, n)), 8, dtype=tdt, requires_grad=True)

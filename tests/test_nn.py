@@ -16,15 +16,9 @@ import dyngrad
 import dyngrad.nn as dnn
 import dyngrad.nn.functional as F
 from conftest import assert_same_tensor, both, same_error
+from nn_parity import check_layer_parity, copy_weights
 
 tnn = torch.nn
-
-
-def _copy_weights(tm, dm):
-    """Load torch's parameters and buffers into the dyngrad module (strict: the key sets must agree)."""
-    sd = OrderedDict((k, dyngrad.tensor(v.detach().numpy())) for k, v in tm.state_dict().items())
-    result = dm.load_state_dict(sd)
-    assert repr(result) == "<All keys matched successfully>"
 
 
 # (name, constructor taking the library, input shape(s), extra kwargs for inputs)
@@ -129,38 +123,7 @@ LAYERS = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name,make,shapes", LAYERS, ids=[row[0] for row in LAYERS])
 def test_layer_parity(name, make, shapes, dtype):
-    torch.manual_seed(0)
-    tm, dm = make(tnn), make(dnn)
-    if dtype == "float64":
-        tm, dm = tm.double(), dm.double()
-    assert repr(dm) == repr(tm)
-    assert list(dm.state_dict()) == list(tm.state_dict())
-    assert [n for n, _ in dm.named_parameters()] == [n for n, _ in tm.named_parameters()]
-    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
-        assert dp.shape == tp.shape and repr(dp.dtype) == repr(tp.dtype), n
-    with torch.no_grad():  # move off torch's ones/zeros defaults so every parameter matters
-        for p in tm.parameters():
-            p.add_(torch.randn_like(p) * 0.1)
-        for b in tm.buffers():
-            if b.is_floating_point():
-                b.add_(torch.rand_like(b) * 0.2)
-    _copy_weights(tm, dm)
-    rng = np.random.default_rng(1)
-    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
-    dx = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
-    tout, dout = tm(*tx), dm(*dx)
-    assert_same_tensor(dout, tout, what=f"{name} output")
-    assert type(dout.grad_fn).__name__ == type(tout.grad_fn).__name__
-    g = rng.standard_normal(tuple(tout.shape)).astype(dtype)
-    tout.backward(torch.tensor(g))
-    dout.backward(dyngrad.tensor(g))
-    for i, (a, b) in enumerate(zip(dx, tx)):
-        assert_same_tensor(a.grad, b.grad, what=f"{name} input grad {i}")
-    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
-        assert_same_tensor(dp.grad, tp.grad, what=f"{name} grad of {n}")
-    for (n, db), (_, tb) in zip(dm.named_buffers(), tm.named_buffers()):
-        assert_same_tensor(db, tb, what=f"{name} buffer {n} after forward")
+    check_layer_parity(name, make, shapes, dtype)
 
 
 def test_embedding():
@@ -173,7 +136,7 @@ def test_embedding():
         assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
         if "padding_idx" in kw:
             assert float(dm.weight[kw["padding_idx"]].abs().sum()) == 0.0
-        _copy_weights(tm, dm)
+        copy_weights(tm, dm)
         idx = np.array([[0, 1, 4], [4, 4, 5]])
         tout, dout = tm(torch.tensor(idx)), dm(dyngrad.tensor(idx))
         assert_same_tensor(dout, tout)
@@ -230,7 +193,7 @@ def test_rnn_parity(name, make, shape, with_hx):
     tm, dm = make(tnn).double(), make(dnn).double()
     assert repr(dm) == repr(tm)
     assert list(dm.state_dict()) == list(tm.state_dict())
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     rng = np.random.default_rng(3)
     x = rng.standard_normal(shape)
     tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
@@ -267,7 +230,7 @@ def test_rnn_cell_parity(cls, batched):
     kw = dict(nonlinearity="relu") if cls == "RNNCell" else {}
     tm, dm = getattr(tnn, cls)(3, 4, **kw).double(), getattr(dnn, cls)(3, 4, **kw).double()
     assert repr(dm) == repr(tm) and list(dm.state_dict()) == list(tm.state_dict())
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     rng = np.random.default_rng(4)
     x = rng.standard_normal((2, 3) if batched else (3,))
     tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
@@ -303,7 +266,7 @@ def test_multihead_attention_parity(name, make, opts):
     with torch.no_grad():
         for p in tm.parameters():
             p.add_(torch.randn_like(p) * 0.1)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     rng = np.random.default_rng(5)
     L, S, N = 3, 5, 2
     e, kd, vd = tm.embed_dim, tm.kdim, tm.vdim
@@ -355,7 +318,7 @@ def test_transformer_encoder_parity(kw):
     with torch.no_grad():
         for p in tm.parameters():
             p.add_(torch.randn_like(p) * 0.1)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     x = np.random.default_rng(6).standard_normal((2, 3, 4) if kw.get("batch_first") else (3, 2, 4))
     kpm = np.array([[False, False, True], [False, False, False]])
     tx, dx = torch.tensor(x, requires_grad=True), dyngrad.tensor(x, requires_grad=True)
@@ -389,7 +352,7 @@ def test_lstm_fused_float32_matches_torch(name, kw, shape, with_hx):
     same values, grad_fn names, first- and second-order gradients."""
     torch.manual_seed(0)
     tm, dm = tnn.LSTM(3, 4, **kw), dnn.LSTM(3, 4, **kw)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     if "dropout" in kw:
         tm.eval(), dm.eval()
     rng = np.random.default_rng(7)
@@ -475,7 +438,7 @@ def test_lstm_fused_graph_rules():
     x2 = rng.standard_normal((4, 2, 3)).astype(np.float32)
     torch.manual_seed(0)
     tm, dm = tnn.LSTM(3, 4), dnn.LSTM(3, 4)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     for lib, m in ((torch, tm), (dyngrad, dm)):
         out_a = m(lib.tensor(x))[0]
         out_b = m(lib.tensor(x2))[0]  # a second graph alive at the same time
@@ -828,7 +791,7 @@ def test_traversal_matches_torch():
 
 def test_forward_backward_and_state_dict_roundtrip():
     tm, dm = _Net.make(torch, tnn), _Net.make(dyngrad, dnn)
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
     tout, dout = tm(torch.tensor(x)), dm(dyngrad.tensor(x))
     assert_same_tensor(dout, tout)

@@ -5,8 +5,6 @@ reprs, outputs, grad_fn names, input and parameter gradients and buffers, in flo
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 import pytest
 import torch
@@ -15,12 +13,7 @@ import torch.nn as tnn
 import dyngrad
 import dyngrad.nn as dnn
 from conftest import assert_same_tensor
-
-
-def _copy_weights(tm, dm):
-    sd = OrderedDict((k, dyngrad.tensor(v.detach().numpy())) for k, v in tm.state_dict().items())
-    assert repr(dm.load_state_dict(sd)) == "<All keys matched successfully>"
-
+from nn_parity import check_layer_parity, copy_weights
 
 LAYERS = [
     ("Conv3d", lambda nn: nn.Conv3d(2, 4, 3, padding=1), [(2, 2, 4, 5, 3)]),
@@ -73,35 +66,7 @@ LAYERS = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name,make,shapes", LAYERS, ids=[row[0] for row in LAYERS])
 def test_layer_parity(name, make, shapes, dtype):
-    torch.manual_seed(0)
-    tm, dm = make(tnn), make(dnn)
-    if dtype == "float64":
-        tm, dm = tm.double(), dm.double()
-    assert repr(dm) == repr(tm)
-    assert list(dm.state_dict()) == list(tm.state_dict())
-    with torch.no_grad():  # move off torch's ones/zeros defaults so every parameter matters
-        for p in tm.parameters():
-            p.add_(torch.randn_like(p) * 0.1)
-        for b in tm.buffers():
-            if b.is_floating_point():
-                b.add_(torch.rand_like(b) * 0.2)
-    _copy_weights(tm, dm)
-    rng = np.random.default_rng(1)
-    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
-    dx = [dyngrad.tensor(a, requires_grad=True) for a in arrays]
-    tout, dout = tm(*tx), dm(*dx)
-    assert_same_tensor(dout, tout, what=f"{name} output")
-    assert type(dout.grad_fn).__name__ == type(tout.grad_fn).__name__
-    g = rng.standard_normal(tuple(tout.shape)).astype(dtype)
-    tout.backward(torch.tensor(g))
-    dout.backward(dyngrad.tensor(g))
-    for i, (a, b) in enumerate(zip(dx, tx)):
-        assert_same_tensor(a.grad, b.grad, what=f"{name} input grad {i}")
-    for (n, dp), (_, tp) in zip(dm.named_parameters(), tm.named_parameters()):
-        assert_same_tensor(dp.grad, tp.grad, what=f"{name} grad of {n}")
-    for (n, db), (_, tb) in zip(dm.named_buffers(), tm.named_buffers()):
-        assert_same_tensor(db, tb, what=f"{name} buffer {n} after forward")
+    check_layer_parity(name, make, shapes, dtype)
 
 
 def test_dropout3d_drops_whole_channels_and_scales():
@@ -180,7 +145,7 @@ def test_embedding_bag_layer_matches_torch(kw, call, dtype):
     dm = dnn.EmbeddingBag(10, 3, **kw)
     if dtype == "float64":
         tm, dm = tm.double(), dm.double()
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     assert repr(dm) == repr(tm)
     idx = [1, 2, 4, 5, 4, 3, 2, 9, 0, 0]
     offsets = [0, 2, 6]
@@ -308,7 +273,7 @@ def test_conv3d_pixel_shuffle_training_steps_match_torch():
 
     torch.manual_seed(0)
     tm, dm = make(tnn).double(), make(dnn).double()
-    _copy_weights(tm, dm)
+    copy_weights(tm, dm)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((3, 1, 6, 6, 6))
     y = np.array([0, 2, 1])
