@@ -107,6 +107,9 @@ ROWS: list[OpInfo] = [
            ties=True, gradcheck=False, **C),
     OpInfo("round_decimals", lambda lib, x, decimals: x.round(decimals=decimals), covers=("RoundBackward1",),
            params=_decimals, **C),
+    # decimals=0 given explicitly is torch's round.decimals overload too (RoundBackward1, not RoundBackward0)
+    OpInfo("round_decimals_zero", lambda lib, x: lib.round(x * 2, decimals=0), covers=("RoundBackward1",), ties=True,
+           gradcheck=False, **C),
     OpInfo("trunc", lambda lib, x: (x * 2).trunc() + lib.fix(x), covers=("TruncBackward0",), int_ok=True, **C),
     OpInfo("frac", lambda lib, x: (x * 2).frac(), covers=("FracBackward0", "MulBackward0"), **C),
     OpInfo("nan_to_num", lambda lib, x: (x.log() * 1e300 * 1e10).nan_to_num(nan=1.5, neginf=-7.0),

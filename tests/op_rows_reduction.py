@@ -79,6 +79,10 @@ def _sort_args(data, shapes):
     return {"dim": data.draw(_dim_of(shapes[0])), "descending": data.draw(st.booleans())}
 
 
+def _sort_stable_args(data, shapes):
+    return {**_sort_args(data, shapes), "stable": data.draw(st.sampled_from([True, False, None]))}
+
+
 def _k_args(data, shapes):
     shape = shapes[0]
     dim = data.draw(_dim_of(shape))
@@ -173,6 +177,9 @@ ROWS: list[OpInfo] = [
     # ---- sorting
     OpInfo("sort", lambda lib, x, dim, descending: x.sort(dim, descending)[0], covers=("SortBackward0",),
            params=_sort_args, ties=True, gradcheck=False, int_ok=True, **C),
+    # any ``stable=`` (True, False, None) selects torch's sort.stable overload: SortBackward1
+    OpInfo("sort_stable", lambda lib, x, dim, descending, stable: x.sort(dim=dim, descending=descending, stable=stable)[0],
+           covers=("SortBackward1",), params=_sort_stable_args, ties=True, gradcheck=False, **C),
     OpInfo("sort_indices", lambda lib, x, dim, descending: lib.sort(x, dim=dim, descending=descending).indices,
            params=_sort_args, ties=True, differentiable=False, int_ok=True, **C),
     OpInfo("argsort", lambda lib, x, dim, descending: x.argsort(dim, descending), params=_sort_args, ties=True,

@@ -216,7 +216,7 @@ def _type_cast(npd_name):
     target = getattr(_dtype, npd_name)
 
     def method(self, memory_format=None):
-        return shape.to(self, target)
+        return shape.to(self, target, memory_format=memory_format)
 
     return method
 

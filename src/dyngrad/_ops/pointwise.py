@@ -56,6 +56,19 @@ class SubBackward0(Op):
 
 
 @register
+class RsubBackward0(Op):
+    """rsub(input, other: Tensor, alpha=1) = other - alpha * input (``torch.rsub(x, y)``, ``x.__rsub__(y)``)."""
+
+    @staticmethod
+    def forward(a, b, alpha=1):
+        return b - a if alpha == 1 else b - alpha * a
+
+    def backward(self, g):
+        alpha = self._params[0] if self._params else 1
+        return (-g if alpha == 1 else g * -conj(alpha)), g
+
+
+@register
 class RsubBackward1(Op):
     """rsub(input, other: Scalar) = other - input (``2 - x``); only ``input`` is an edge, as in torch."""
 
@@ -537,10 +550,16 @@ def sub(a, b, alpha=1):
 
 
 def rsub(a: Tensor, other, alpha=1):
-    """other - alpha * a, for ``other`` a Python number (``2 - x``)."""
-    if isinstance(other, Tensor):
-        return sub(other, a, alpha)
+    """other - alpha * a (``2 - x``, ``torch.rsub(x, y)``); RsubBackward0 for a Tensor ``other``, RsubBackward1
+    for a number, as torch."""
     _check_bool_subtraction(other, a)
+    if isinstance(other, Tensor):
+        x, y = prepare(a, other)
+        if alpha != 1:
+            if type(alpha) is complex:
+                _check_alpha(x)
+            return apply(RsubBackward0, (a, other), (alpha,), (x, y))
+        return apply(RsubBackward0, (a, other), (), (x, y))
     x, y = prepare(a, other)
     if alpha != 1:
         return apply(RsubBackward1, (a,), (y,), (x * alpha,))
@@ -917,11 +936,18 @@ trunc = fix = _rounding(TruncBackward0, "trunc_vml_cpu", "trunc is not supported
 _round0 = _rounding(RoundBackward0, "round_vml_cpu")
 
 
-def round(input, decimals=0):  # noqa: A001, A002 - torch's names
-    """round(input, *, decimals=0): half to even (RoundBackward0; RoundBackward1 with decimals != 0)."""
-    if decimals == 0:
+_NO_DECIMALS = object()  # round() called without ``decimals``: torch's other overload
+
+
+def round(input, decimals=_NO_DECIMALS):  # noqa: A001, A002 - torch's names
+    """round(input, *, decimals=0): half to even.
+
+    Without ``decimals`` this is torch's round() (RoundBackward0, integers copied); with ``decimals`` given,
+    even 0, it is round.decimals (RoundBackward1, floating point only: torch's round_vml_cpu error for
+    decimals=0, round_cpu otherwise)."""
+    if decimals is _NO_DECIMALS:
         return _round0(input)
-    _real_float_only(input, "round_cpu")
+    _real_float_only(input, "round_vml_cpu" if decimals == 0 else "round_cpu")
     return apply(RoundBackward1, (input,), (int(decimals),))
 
 

@@ -555,6 +555,20 @@ class ToCopyBackward0(Op):
         return (g.to(in_npd),)
 
 
+def _needs_layout_copy(a: Tensor, memory_format) -> bool:
+    """Whether ``memory_format`` makes to()/double()... copy: torch aliases only when the format is
+    preserve_format or the one the tensor suggests; dyngrad's tensors are never channels_last, so asking
+    for channels_last(_3d) always copies (after torch's rank check), contiguous_format never does."""
+    from .._tensor import channels_last, channels_last_3d
+
+    for fmt, rank in ((channels_last, 4), (channels_last_3d, 5)):
+        if memory_format is fmt:
+            if a._data.ndim != rank:
+                raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+            return True
+    return False
+
+
 def to(a: Tensor, *args, **kwargs) -> Tensor:
     """to(dtype) / to(device) / to(tensor) / to(device, dtype); ``copy=True`` forces a copy."""
     from .._dtype import dtype as _dt
@@ -564,6 +578,7 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     device = kwargs.pop("device", None)
+    flags = []  # positional (non_blocking, copy), after the device/dtype/tensor as in torch's overloads
     for arg in args:
         if isinstance(arg, Tensor):
             target = arg._data.dtype
@@ -572,11 +587,15 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
         elif isinstance(arg, str) or arg is None or hasattr(arg, "type"):
             device = arg
         elif isinstance(arg, bool):
-            continue
+            flags.append(arg)
+    if len(flags) > 1:
+        copy = flags[1]
     if device is not None:
         from .._tensor import require_cpu
 
         require_cpu(device)  # torch's error for anything but the CPU
+    if _needs_layout_copy(a, kwargs.pop("memory_format", None)):
+        copy = True
     npd = a._data.dtype if target is None else to_numpy(target)
     if npd == a._data.dtype and not copy:
         return a
@@ -1773,7 +1792,8 @@ def _complex_cast(name):
     def method(self, memory_format=None):
         from .. import _dtype
 
-        return to(self, getattr(_dtype, name))  # (complex32: its dtype raises dyngrad's clear error)
+        # (complex32: its dtype raises dyngrad's clear error)
+        return to(self, getattr(_dtype, name), memory_format=memory_format)
 
     method.__name__ = {"complex64": "cfloat", "complex128": "cdouble", "complex32": "chalf"}[name]
     return method

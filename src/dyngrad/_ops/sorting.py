@@ -75,10 +75,19 @@ class SortBackward0(_Selecting):
         return a[along_axis_key(order, axis)], order.astype(xp.int64)
 
 
-def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+@register
+class SortBackward1(SortBackward0):
+    """sort(input, *, stable, dim=-1, descending=False): torch's sort.stable overload, taken whenever ``stable``
+    is passed (even False or None); the same stable sort and gradient as SortBackward0."""
+
+
+_NO_STABLE = object()  # sort() called without ``stable``: torch's sort() overload (SortBackward0)
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable=_NO_STABLE):
     axis = _wrap_dim(dim, a._data.ndim)
     cs.refuse_complex(a._data, cs.SORT, RuntimeError)
-    return _run(SortBackward0, "sort", a, (axis, descending))
+    return _run(SortBackward0 if stable is _NO_STABLE else SortBackward1, "sort", a, (axis, descending))
 
 
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:

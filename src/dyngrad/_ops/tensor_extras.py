@@ -100,7 +100,7 @@ def char(self, memory_format=None):
     """Tensor.char(): self as int8 (Tensor.to(torch.int8))."""
     from .shape import to
 
-    return to(self, _torch().int8)
+    return to(self, _torch().int8, memory_format=memory_format)
 
 
 def bfloat16(self, memory_format=None):
