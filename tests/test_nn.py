@@ -1404,12 +1404,44 @@ BN_CASES.update({
     "F-half-input-f32-stats": _bn_functional((2, 4), (4,), (4,), x_dtype="float16"),
     "F-2d-running-var": _bn_functional((2, 4), (4,), (2, 2)),
     "F-2d-weight": _bn_functional((2, 4), (4,), (4,), (2, 2), (2, 2)),
+    "F-eval-mean-wrong-no-var": _bn_functional((2, 4), (3,), None, training=False),
+    # aten reads a 1-D input's channel count as 0 and checks the rank only after the sizes
+    "F-1d-input": _bn_functional((3,), (3,), (3,)),
+    "F-1d-input-no-stats": _bn_functional((3,), None, None),
+    "F-1d-one-value": _bn_functional((1,), None, None),
+    # an input without elements returns early (a copy times weight[0] plus bias[0]), before any check
+    "F-empty-1d": _bn_functional((0,), (0,), (0,)),
+    "F-empty-1d-weight": _bn_functional((0,), None, None, (0,)),
+    "F-empty-wrong-stats": _bn_functional((0, 3, 2), (5,), (3,), (3,), (3,)),
+    "F-empty-eval-no-stats": _bn_functional((2, 3, 0), None, None, (3,), training=False),
+    "F-empty-int": _bn_functional((0, 3), (3,), (3,), x_dtype="int64"),
 })
 
 
 @pytest.mark.parametrize("name", list(BN_CASES))
 def test_batch_norm_checks_match_torch(name):
     both(BN_CASES[name])
+
+
+# group_norm needs (N, C, *); with samples but empty groups, (2, 2, 0), torch's weight gradient is NaN (its formula
+# uses the empty groups' NaN statistics), which dyngrad does not reproduce
+@pytest.mark.parametrize("norm, shape", [("batch_norm", (0,)), ("batch_norm", (0, 2)), ("batch_norm", (0, 2, 3)),
+                                         ("batch_norm", (2, 2, 0)), ("group_norm", (0, 2)), ("group_norm", (0, 2, 3))])
+def test_norm_of_empty_input_matches_torch(norm, shape):
+    """Inputs without elements: torch's output, grad_fn and (zero) gradients of input, weight and bias."""
+
+    def program(lib):
+        x = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([0.5, 3.0], dtype=lib.float64, requires_grad=True)
+        if norm == "batch_norm":
+            y = lib.nn.functional.batch_norm(x, None, None, w, b, training=True)
+        else:
+            y = lib.nn.functional.group_norm(x, 1, w, b)
+        grads = lib.autograd.grad(y, (x, w, b), lib.ones_like(y))
+        return y, type(y.grad_fn).__name__, grads
+
+    both(program)
 
 
 # ------------------------------------------------------------------ issue 5: modules and devices (torch's CPU build)

@@ -195,35 +195,46 @@ class NativeBatchNormBackward0(Op):
                 wrap(g.sum(axis=axes)) if b is not None and nf[2][0] is not None else None)
 
 
+def _empty_batch_norm(input, weight, bias):  # noqa: A002
+    """aten's batch_norm of an input without elements: a copy (CloneBackward0, not a view, so the graph goes on),
+    times ``weight[0]`` and plus ``bias[0]`` where given; no checks and no running-stat update."""
+    out = input.clone()
+    if weight is not None:
+        out = out * sh.select(weight, 0, 0)
+    if bias is not None:
+        out = out + sh.select(bias, 0, 0)
+    return out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,  # noqa: A002
                momentum: float = 0.1, eps: float = 1e-5):
     """Batch normalisation; when training, ``running_mean``/``running_var`` are updated in place
     (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch."""
     a = input._data
-    if training:
-        size = a.shape[0] * (1 if a.ndim < 2 else 1)
+    if training:  # torch.nn.functional's _verify_batch_size
+        size = a.shape[0]
         for n in a.shape[2:]:
             size *= n
-        if a.ndim < 2:
-            _wrap_dim(1, a.ndim)
         if size == 1:
             from .._tensor import Size
 
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {Size(a.shape)}"
             )
-    if a.ndim < 2:
-        _wrap_dim(1, a.ndim)
-    c = a.shape[1]
-    if not training and running_mean is None:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
-    if not training and running_var is None:
-        raise RuntimeError("running_var must be defined in evaluation mode")
-    # aten's checks, in its order: sizes (running stats first), the input's dtype, mixed dtypes, ranks
+    # aten reads the channel count as sizes()[1] without a rank check: torch 2.13 sees 0 for a 1-D input
+    c = a.shape[1] if a.ndim >= 2 else 0
+    if a.size == 0:
+        return _empty_batch_norm(input, weight, bias)
+    # aten's checks, in its order: sizes (a missing running stat in evaluation mode in its place), the rank,
+    # the input's dtype, mixed dtypes, the running stats' ranks
     named = (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias))
     for name, t in named:
         if t is not None and t._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if a.ndim < 2:
+        _wrap_dim(1, a.ndim)
     if a.dtype.kind != "f":
         raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_name(a)}\'')
     # a half input may take float32 parameters (aten's "mixed type"); other mixes are errors
@@ -291,6 +302,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return sh.view(out, a.shape)
 
 
+def _group_size(shape, groups: int) -> int:
+    """Elements per (sample, group): C / groups channels times the spatial positions."""
+    size = shape[1] // groups
+    for k in shape[2:]:
+        size *= k
+    return size
+
+
 @register
 class NativeGroupNormBackward0(Op):
     """native_group_norm(input, weight, bias, N, C, HxW, group, eps): normalise each group of C / G channels
@@ -300,8 +319,10 @@ class NativeGroupNormBackward0(Op):
 
     @staticmethod
     def forward(x, w, b, groups, eps):
-        n, c = x.shape[:2]
-        xg = x.reshape(n, groups, -1)
+        if x.size == 0:  # nothing to normalise (and no statistics of empty groups to warn about)
+            return x.copy()
+        n = x.shape[0]
+        xg = x.reshape(n, groups, _group_size(x.shape, groups))
         _, y, _, rstd = _stats(xg, (2,), eps)
         y *= rstd
         y = y.reshape(x.shape)
@@ -320,7 +341,8 @@ class NativeGroupNormBackward0(Op):
         cshape = (1, -1) + (1,) * (len(shape) - 2)
         axes = (0,) + tuple(range(2, len(shape)))
         gx = g * sh.reshape(w, cshape) if w is not None else g
-        gi, xhat = _norm_backward(gx.reshape((n, groups, -1)), x.reshape((n, groups, -1)), None, (2,), eps)
+        grouped = (n, groups, _group_size(shape, groups))
+        gi, xhat = _norm_backward(gx.reshape(grouped), x.reshape(grouped), None, (2,), eps)
         xhat = xhat.reshape(shape)
         nf = self.next_functions
         return (gi.reshape(shape) if nf[0][0] is not None else None,
