@@ -135,7 +135,7 @@ class DivBackward0(Op):
         a, b = self.saved()
         a, b = _array(a), _array(b)
         ga = wrap(g / b) if self.next_functions[0][0] is not None else None
-        gb = wrap(-g * a / (b * b)) if self.next_functions[1][0] is not None else None
+        gb = wrap(-g * ((a / b) / b)) if self.next_functions[1][0] is not None else None  # torch's rounding order
         return ga, gb
 
 

@@ -473,16 +473,37 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None):  # noqa: A
     if w is not None and not bool(w_sum != 0):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x * w if w is not None else x).sum(1) / w_sum
-    if w is not None and aweights is not None and correction != 0:
-        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
-    else:
+    # the normaliser, by aten's cases; one observation with aweights only and correction 1 is aten's exact 0
+    if w is None:
+        norm_factor = T.tensor(n_obs - correction, dtype=T.int64)
+    elif correction == 0:
+        norm_factor = w_sum
+    elif aweights is None:
         norm_factor = w_sum - correction
+    elif fweights is None and n_obs == 1 and correction == 1:
+        norm_factor = T.tensor(0, dtype=T.int64)
+    else:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
     if bool(norm_factor <= 0):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
+                      "observations. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)", UserWarning, stacklevel=2)
         norm_factor = T.zeros_like(norm_factor)
-    x = x - avg.unsqueeze(1)
+    if n_obs == 1 and (fweights is None) != (aweights is None):
+        # aten's corner case: with one observation and one kind of weights the centred input is exactly 0, so it
+        # zeroes the input in place (the caller's tensor too, as torch) instead of subtracting the mean; an integer
+        # input becomes float32, as the subtraction would have made it
+        x.zero_()
+        if not (x.is_floating_point() or x.is_complex()):
+            x = x.to(T.float32)
+    else:
+        x = x - avg.unsqueeze(1)
     c = T.mm(x, (x * w if w is not None else x).t().conj())
+    if c.is_complex() and (x.shape[0] == 1 or x.shape[1] == 1):
+        # aten zeroes the imaginary part of a product of one vector with its conjugate (exactly 0 algebraically,
+        # rounding noise otherwise): a 0 / 0 then gives NaN rather than inf
+        re = T.real(c)
+        c = T.complex(re, T.zeros_like(re))
     return T.true_divide(c, norm_factor).squeeze()
 
 
