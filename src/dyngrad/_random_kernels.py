@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from ._avx_box_muller import normal_fill_16_avx2
 from ._torch_rng import MT19937Stream
 
 _f64, _f32, _f16 = np.float64, np.float32, np.float16
@@ -118,7 +119,10 @@ def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
     bits = _DIGITS[npd]
     words = g.words(n)
     np.bitwise_and(words, np.uint32((1 << bits) - 1), out=words)
-    out = words.view(np.int32).astype(_f32)  # (below 2**24 as int32: NumPy's fast integer conversion)
+    # converted in place (below 2**24 as int32: NumPy's fast integer conversion): one array per draw, as few
+    # fresh pages as torch's output
+    out = words.view(_f32)
+    np.copyto(out, words.view(np.int32), casting="unsafe")
     out *= _f32(2.0**-bits)
     return out
 
@@ -162,27 +166,13 @@ def _scalar_normals(g: MT19937Stream, n: int) -> np.ndarray:
 
 
 def _fill16(data: np.ndarray, npd) -> np.ndarray:
-    """normal_fill_16 on blocks of 16 uniforms (an (m, 16) array of the dtype's accumulation values)."""
+    """normal_fill_16 on blocks of 16 uniforms (an (m, 16) array of the dtype's accumulation values), float64
+    and float16 (float32 takes torch's AVX2 kernel: ``_avx_box_muller``)."""
     u1, u2 = 1 - data[:, :8], data[:, 8:]
     if npd == _f64:
         radius = np.sqrt(-2 * _libm(math.log, u1))
         theta = _TWO_PI * u2
         return np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
-    if npd == _f32:
-        # log: correctly rounded (float64, rounded); sin/cos: NumPy's float32 SIMD versions, which agree with
-        # torch's vectorised ones more often than correctly rounded values do (92% of elements bit for bit,
-        # the rest within 3 ulps: measured against torch 2.13's wheel on AVX-512)
-        wide = u1.astype(_f64)
-        np.log(wide, out=wide)
-        radius = wide.astype(_f32)
-        radius *= _f32(-2)
-        np.sqrt(radius, out=radius)
-        theta = u2 * _f32(_TWO_PI)  # (2 pi as a float, times u2 in float: found by experiment)
-        out = np.empty((data.shape[0], 16), dtype=_f32)
-        np.multiply(radius, np.cos(theta), out=out[:, :8])
-        np.sin(theta, out=theta)
-        np.multiply(radius, theta, out=out[:, 8:])
-        return out
     # float16: each named intermediate of torch's kernel is a Half; the arithmetic between them is float
     u1 = u1.astype(_f16).astype(_f32)
     radius = np.sqrt(_f32(-2) * np.log(u1.astype(_f64)).astype(_f32)).astype(_f16).astype(_f32)
@@ -195,8 +185,16 @@ def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, c
     the vectorisable 16-block path only for a contiguous output of 16 or more elements)."""
     npd = np.dtype(npd)
     if n >= 16 and contiguous:
-        acc = _f64 if npd == _f64 else _f32
         full = n // 16 * 16
+        if npd == _f32:  # in place in the uniforms' buffer
+            out = unit_uniform(g, n, _f32)
+            normal_fill_16_avx2(out[:full], mean, std)
+            if n % 16:
+                tail = unit_uniform(g, 16, _f32)
+                normal_fill_16_avx2(tail, mean, std)
+                out[n - 16:] = tail
+            return out
+        acc = _f64 if npd == _f64 else _f32
         # float16 draws only the whole blocks before its redrawn tail (found by experiment); the others all n
         data = unit_uniform(g, full if npd == _f16 else n, npd)
         if npd == _f16:
