@@ -13,8 +13,9 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
   data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16; otherwise
   every element is a scalar ``normal_distribution<double>`` draw (Box-Muller on two 53-bit uniforms with
   the sine value cached in the generator for the next scalar draw);
-- integers: ``random_(from, to)`` is ``word % range + from`` with ``random64`` once ``range >= 2**28`` (found
-  by experiment with torch 2.13), ``random_()`` ``word % (max + 1)`` (``random64`` for int64 and float64);
+- integers: ``random_(from, to)`` is ``word % range + from`` with ``random64`` once ``range >= 2**28``
+  (DistributionsHelper.h outside fbcode), float bounds first moved to integers the dtype holds
+  (update_from/update_to); ``random_()`` ``word % (max + 1)`` (``random64`` for int64 and float64);
 - bernoulli, exponential, geometric, cauchy, log_normal: scalar double-precision draws per element (the
   MKL/VSL kernels are compiled out of torch's CPU wheel, pytorch issue 132395).
 
@@ -30,6 +31,7 @@ import math
 
 import numpy as np
 
+from ._avx_box_muller import normal_fill_16_avx2
 from ._torch_rng import MT19937Stream
 
 _f64, _f32, _f16 = np.float64, np.float32, np.float16
@@ -104,6 +106,15 @@ def to_order(array: np.ndarray, shape: tuple, strides: tuple) -> np.ndarray:
     return np.ascontiguousarray(array.transpose(iteration_order(shape, strides))).ravel()
 
 
+def from_double(values: np.ndarray, npd) -> np.ndarray:
+    """``static_cast<T>`` of double draws: float16 goes through float first (c10::Half is built from a float),
+    which rounds differently from a direct conversion for a few values in ten thousand."""
+    npd = np.dtype(npd)
+    if npd == _f16:
+        return values.astype(_f32).astype(_f16)
+    return values.astype(npd)
+
+
 # ------------------------------------------------------------------ uniform
 def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
     """``n`` draws of uniform_real_distribution<T>(0, 1) before scaling: float64 for float64, float32
@@ -118,7 +129,10 @@ def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
     bits = _DIGITS[npd]
     words = g.words(n)
     np.bitwise_and(words, np.uint32((1 << bits) - 1), out=words)
-    out = words.view(np.int32).astype(_f32)  # (below 2**24 as int32: NumPy's fast integer conversion)
+    # converted in place (below 2**24 as int32: NumPy's fast integer conversion): one array per draw, as few
+    # fresh pages as torch's output
+    out = words.view(_f32)
+    np.copyto(out, words.view(np.int32), casting="unsafe")
     out *= _f32(2.0**-bits)
     return out
 
@@ -130,9 +144,11 @@ def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) 
     if npd == _f64:
         lo, hi = _f64(low), _f64(high)
         return x if (lo == 0 and hi == 1) else fma64(x, float(hi - lo), float(lo))
-    if npd == _f16:  # float16 scales in double with the bounds unrounded (found by experiment)
-        out = (x.astype(_f64) * (float(high) - float(low)) + float(low)).astype(_f16)
-        return np.where(out == _f16(high), _f16(low), out)  # a value rounded up to `to` becomes `from`, as torch
+    if npd == _f16:
+        # float16 (found by experiment): the float draw scaled with float bounds, fused, rounded to half; a value
+        # rounded up to `to` becomes `from`
+        out = fma32(x, _f32(high) - _f32(low), _f32(low)).astype(_f16)
+        return np.where(out == _f16(high), _f16(low), out)
     lo, hi = _f32(low), _f32(high)
     if lo == 0 and hi == 1:  # (x * 1 + 0 is x)
         return x
@@ -161,33 +177,13 @@ def _scalar_normals(g: MT19937Stream, n: int) -> np.ndarray:
     return out
 
 
-def _fill16(data: np.ndarray, npd) -> np.ndarray:
-    """normal_fill_16 on blocks of 16 uniforms (an (m, 16) array of the dtype's accumulation values)."""
+def _fill16(data: np.ndarray) -> np.ndarray:
+    """normal_fill_16 on blocks of 16 float64 uniforms (an (m, 16) array); float32 and float16 take torch's AVX2
+    kernel (``_avx_box_muller``)."""
     u1, u2 = 1 - data[:, :8], data[:, 8:]
-    if npd == _f64:
-        radius = np.sqrt(-2 * _libm(math.log, u1))
-        theta = _TWO_PI * u2
-        return np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
-    if npd == _f32:
-        # log: correctly rounded (float64, rounded); sin/cos: NumPy's float32 SIMD versions, which agree with
-        # torch's vectorised ones more often than correctly rounded values do (92% of elements bit for bit,
-        # the rest within 3 ulps: measured against torch 2.13's wheel on AVX-512)
-        wide = u1.astype(_f64)
-        np.log(wide, out=wide)
-        radius = wide.astype(_f32)
-        radius *= _f32(-2)
-        np.sqrt(radius, out=radius)
-        theta = u2 * _f32(_TWO_PI)  # (2 pi as a float, times u2 in float: found by experiment)
-        out = np.empty((data.shape[0], 16), dtype=_f32)
-        np.multiply(radius, np.cos(theta), out=out[:, :8])
-        np.sin(theta, out=theta)
-        np.multiply(radius, theta, out=out[:, 8:])
-        return out
-    # float16: each named intermediate of torch's kernel is a Half; the arithmetic between them is float
-    u1 = u1.astype(_f16).astype(_f32)
-    radius = np.sqrt(_f32(-2) * np.log(u1.astype(_f64)).astype(_f32)).astype(_f16).astype(_f32)
-    theta = (_TWO_PI * u2.astype(_f64)).astype(_f16).astype(_f32)
-    return np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    radius = np.sqrt(-2 * _libm(math.log, u1))
+    theta = _TWO_PI * u2
+    return np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
 
 
 def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, contiguous: bool = True):
@@ -195,29 +191,35 @@ def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, c
     the vectorisable 16-block path only for a contiguous output of 16 or more elements)."""
     npd = np.dtype(npd)
     if n >= 16 and contiguous:
-        acc = _f64 if npd == _f64 else _f32
         full = n // 16 * 16
-        # float16 draws only the whole blocks before its redrawn tail (found by experiment); the others all n
-        data = unit_uniform(g, full if npd == _f16 else n, npd)
+        if npd == _f32:  # in place in the uniforms' buffer
+            out = unit_uniform(g, n, _f32)
+            normal_fill_16_avx2(out[:full], mean, std)
+            if n % 16:
+                tail = unit_uniform(g, 16, _f32)
+                normal_fill_16_avx2(tail, mean, std)
+                out[n - 16:] = tail
+            return out
         if npd == _f16:
-            data = data.astype(_f16).astype(_f32)
-        blocks = _fill16(data[:full].reshape(-1, 16), npd).ravel()
+            # float16 (found by experiment): float uniforms for the whole blocks only, then 16 for the last
+            # block, through the float kernel (float mean and std), rounded to half at the end
+            vals = unit_uniform(g, full + (16 if n % 16 else 0), _f32)
+            normal_fill_16_avx2(vals, mean, std)
+            out = np.empty(n, dtype=_f16)
+            out[:full] = vals[:full]
+            if n % 16:
+                out[n - 16:] = vals[full:]
+            return out
+        data = unit_uniform(g, n, _f64)
+        blocks = _fill16(data[:full].reshape(-1, 16)).ravel()
         if n % 16 == 0:
             out = blocks
         else:
-            out = np.empty(n, dtype=acc)
+            out = np.empty(n, dtype=_f64)
             out[:full] = blocks
-            tail = unit_uniform(g, 16, npd)
-            if npd == _f16:
-                tail = tail.astype(_f16).astype(_f32)
-            out[n - 16:] = _fill16(tail.reshape(1, 16), npd).ravel()
-        if npd == _f64:
-            return fma64(out, float(std), float(mean))
-        s, m = npd.type(std), npd.type(mean)
-        if s == 1 and m == 0:  # (x * 1 + 0 is x: skip the float64 round trip of the fused multiply-add)
-            return out.astype(npd, copy=False)
-        return fma32(out, s, m).astype(npd)
-    return fma64(_scalar_normals(g, n), float(std), float(mean)).astype(npd)
+            out[n - 16:] = _fill16(unit_uniform(g, 16, _f64).reshape(1, 16)).ravel()
+        return fma64(out, float(std), float(mean))
+    return from_double(fma64(_scalar_normals(g, n), float(std), float(mean)), npd)
 
 
 # ------------------------------------------------------------------ integers
@@ -225,8 +227,12 @@ _INT64_MAX = (1 << 63) - 1
 
 
 def random_from_to(g: MT19937Stream, n: int, npd, low: int, span: int) -> np.ndarray:
-    """random_(from, to): ``word % span + from`` (``span = to - from``); 64-bit words from span 2**28 on."""
+    """random_(from, to): ``word % span + from`` (``span = to - from``); 64-bit words from span 2**28 on. For a
+    float dtype the bounds first move inwards to integers the dtype holds (torch's update_from/update_to)."""
     npd = np.dtype(npd)
+    if npd.kind == "f":
+        low, high = _float_bounds(npd, low, low + span)
+        span = high - low
     if span >= 1 << 28:
         words = g.words64(n)
         vals = (words % np.uint64(span)).astype(object) + low if low + span > _INT64_MAX or low < -(1 << 62) \
@@ -236,6 +242,21 @@ def random_from_to(g: MT19937Stream, n: int, npd, low: int, span: int) -> np.nda
     if vals.dtype == object:
         vals = np.array([((v + (1 << 63)) % (1 << 64)) - (1 << 63) for v in vals], dtype=np.int64)
     return _wrap_cast(vals, npd)
+
+
+def _float_bounds(npd, low: int, high: int) -> tuple:
+    """torch's update_from/update_to (aten/src/ATen/native/DistributionTemplates.h): when ``from + 1`` (``to - 1``)
+    rounds in the dtype to below ``from`` (to ``to`` or above), the bound moves inwards to the dtype's
+    neighbouring integer, ``2**(n - digits + 1)`` from the rounded value (n: the bit length of ``|bound -+ 1|``
+    minus one)."""
+    digits = np.finfo(npd).nmant + 1
+    from_plus_1 = int(npd.type(low + 1))
+    if from_plus_1 < low:
+        low = from_plus_1 + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    to_minus_1 = int(npd.type(high - 1))
+    if to_minus_1 >= high:
+        high = to_minus_1 - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
 
 
 def random_full_int64(g: MT19937Stream, n: int, npd) -> np.ndarray:
@@ -318,5 +339,6 @@ def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
 
 
 def log_normal(g: MT19937Stream, n: int, mean: float, std: float) -> np.ndarray:
-    """lognormal_distribution<double>: ``exp(normal(mean, std))`` from the scalar normal draws."""
-    return _libm(math.exp, _scalar_normals(g, n) * std + mean)
+    """lognormal_distribution<double>: ``exp(normal(mean, std))`` from the scalar normal draws (``x * std + mean``
+    fused, as for normal_)."""
+    return _libm(math.exp, fma64(_scalar_normals(g, n), float(std), float(mean)))

@@ -325,7 +325,8 @@ def exponential_(t: Tensor, lambd: float = 1, *, generator=None) -> Tensor:
     if t._data.size:  # (an empty tensor runs no kernel, so torch checks no dtype)
         _continuous_only("Exponential", npd)
     g = _rng(generator)
-    return _fill(t, ExponentialBackward0, _placed(t, lambda n, real, c: _kernels.exponential(g, n, lambd).astype(real)))
+    return _fill(t, ExponentialBackward0, _placed(t, lambda n, real, c: _kernels.from_double(
+        _kernels.exponential(g, n, lambd), real)))
 
 
 def geometric_(t: Tensor, p: float, *, generator=None) -> Tensor:
@@ -346,7 +347,8 @@ def cauchy_(t: Tensor, median: float = 0, sigma: float = 1, *, generator=None) -
     shape, npd = _shape_dtype(t)
     _continuous_only("Cauchy", npd)
     g = _rng(generator)
-    return _fill(t, CauchyBackward0, _placed(t, lambda n, real, c: _kernels.cauchy(g, n, median, sigma).astype(real)))
+    return _fill(t, CauchyBackward0, _placed(t, lambda n, real, c: _kernels.from_double(
+        _kernels.cauchy(g, n, median, sigma), real)))
 
 
 def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -> Tensor:
@@ -357,7 +359,8 @@ def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -
     if npd.kind != "f" and t._data.size:  # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
-    return _fill(t, LogNormalBackward0, _placed(t, lambda n, real, c: _kernels.log_normal(g, n, mean, std).astype(real)))
+    return _fill(t, LogNormalBackward0, _placed(t, lambda n, real, c: _kernels.from_double(
+        _kernels.log_normal(g, n, mean, std), real)))
 
 
 # ------------------------------------------------------------------ sampling functions
