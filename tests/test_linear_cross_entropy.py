@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import both
 
 import dyngrad
+from conftest import both
 
 
 def _options(lib, **kw):
