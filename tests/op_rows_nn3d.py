@@ -234,6 +234,17 @@ ROWS: list[OpInfo] = [
     OpInfo("embedding_bag_per_sample_weights", lambda lib, w, p, **kw: _embedding_bag(lib, w, psw=p, **kw),
            st.sampled_from([((4, 3), (6,)), ((6, 2), (6,))]), covers=("EmbeddingBagBackward0",),
            params=lambda d, s: {**_bag_params(d, s), "mode": "sum"}, second_order=False),
+    # scale_grad_by_freq: torch's CPU kernel's divisors (embedding_bag._freq_divisors), not a derivative
+    OpInfo("embedding_bag_scale_grad_by_freq", lambda lib, w, **kw: _embedding_bag(lib, w, **kw),
+           st.sampled_from([((4, 3),), ((6, 2),)]), covers=("EmbeddingBagBackward0",),
+           params=lambda d, s: {**_bag_params(d, s), "mode": d.draw(st.sampled_from(["sum", "mean"])),
+                                "scale_grad_by_freq": True},
+           ties=True, gradcheck=False, second_order=False),
+    OpInfo("embedding_bag_scale_grad_by_freq_per_sample_weights",
+           lambda lib, w, p, **kw: _embedding_bag(lib, w, psw=p, **kw),
+           st.sampled_from([((4, 3), (6,)), ((6, 2), (6,))]), covers=("EmbeddingBagBackward0",),
+           params=lambda d, s: {**_bag_params(d, s), "mode": "sum", "scale_grad_by_freq": True},
+           gradcheck=False, second_order=False),
     # ---- interpolate's further modes (resample.py)
     OpInfo("interpolate_nearest3d", _interp("nearest"), _volume(min_side=1), covers=("UpsampleNearest3DBackward0",),
            params=lambda d, s: _interp_params(d, s, False)),

@@ -268,6 +268,19 @@ def _storage_copy(t: torch.Tensor) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(flat[t.storage_offset():], tuple(t.shape), tuple(s * item for s in t.stride()))
 
 
+def _dataclass_counterpart(x):
+    """dyngrad's class of the same module path and name as the torch dataclass ``x``'s, or None."""
+    tp = type(x)
+    if not dataclasses.is_dataclass(x) or not tp.__module__.startswith("torch."):
+        return None
+    try:
+        module = importlib.import_module("dyngrad" + tp.__module__.removeprefix("torch"))
+    except ImportError:
+        return None
+    counterpart = getattr(module, tp.__qualname__, None)
+    return counterpart if dataclasses.is_dataclass(counterpart) else None
+
+
 class Converter:
     """torch sample values -> dyngrad values; the same torch tensor gives the same dyngrad tensor."""
 
@@ -312,6 +325,9 @@ class Converter:
                     setattr(d, k, self(v))
             d.train(x.training)
             return d
+        counterpart = _dataclass_counterpart(x)
+        if counterpart is not None:  # a settings dataclass (LinearCrossEntropyOptions): field by field
+            return counterpart(**{f.name: self(getattr(x, f.name)) for f in dataclasses.fields(x)})
         raise Unconvertible(f"{type(x).__module__}.{type(x).__qualname__}")
 
     def tensor(self, t: torch.Tensor):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import re
+import signal
 import time
 
 import pytest
@@ -191,16 +193,26 @@ def test_persistent_workers_serve_every_epoch():
     dl._iterator._shutdown_now()
 
 
-def test_a_killed_worker_is_reported():
-    class Dies(ddata.Dataset):
-        def __len__(self):
-            return 4
+@pytest.mark.parametrize("how", ["exit", "sigkill"])
+@pytest.mark.parametrize("timeout", [0, 20])
+def test_a_killed_worker_is_reported(how, timeout):
+    """A worker that exits or is killed mid-epoch: torch's text (its pid aside), promptly, with or without timeout."""
+    texts = {}
+    for name, (_, data) in LIBS.items():
+        class Dies(data.Dataset):
+            def __len__(self):
+                return 4
 
-        def __getitem__(self, i):
-            os._exit(1)
+            def __getitem__(self, i):
+                if how == "exit":
+                    os._exit(1)
+                os.kill(os.getpid(), signal.SIGKILL)
 
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
-        list(ddata.DataLoader(Dies(), num_workers=1))
+        start = time.monotonic()
+        with pytest.raises(RuntimeError) as info:
+            list(data.DataLoader(Dies(), num_workers=1, timeout=timeout))
+        texts[name] = (re.sub(r"\d+", "N", str(info.value)), time.monotonic() - start < 10)
+    assert texts["dyngrad"] == texts["torch"] == ("DataLoader worker (pid(s) N) exited unexpectedly", True)
 
 
 def test_an_abandoned_iterator_stops_its_workers():

@@ -21,6 +21,14 @@ MODULES = {
     "LazyBatchNorm1d": (lambda lib: lib.nn.LazyBatchNorm1d(), (6, 3)),
     "LazyBatchNorm2d": (lambda lib: lib.nn.LazyBatchNorm2d(momentum=0.3), (2, 3, 4, 4)),
     "LazyBatchNorm1d_no_affine": (lambda lib: lib.nn.LazyBatchNorm1d(affine=False), (6, 3, 2)),
+    "LazyConv3d": (lambda lib: lib.nn.LazyConv3d(4, 3, padding=1), (2, 3, 4, 5, 4)),
+    "LazyConv3d_unbatched": (lambda lib: lib.nn.LazyConv3d(2, (1, 2, 3)), (3, 3, 4, 5)),
+    "LazyConvTranspose3d": (lambda lib: lib.nn.LazyConvTranspose3d(4, 2, stride=2), (1, 2, 3, 3, 2)),
+    "LazyBatchNorm3d": (lambda lib: lib.nn.LazyBatchNorm3d(momentum=0.2), (2, 3, 2, 3, 2)),
+    "LazyBatchNorm3d_no_stats": (lambda lib: lib.nn.LazyBatchNorm3d(track_running_stats=False), (2, 3, 2, 2, 2)),
+    "LazyInstanceNorm1d": (lambda lib: lib.nn.LazyInstanceNorm1d(), (2, 3, 5)),
+    "LazyInstanceNorm2d": (lambda lib: lib.nn.LazyInstanceNorm2d(bias=False), (2, 3, 4, 4)),
+    "LazyInstanceNorm3d": (lambda lib: lib.nn.LazyInstanceNorm3d(affine=False), (2, 3, 2, 3, 2)),
 }
 
 

@@ -111,10 +111,12 @@ from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from ._inference import is_inference  # noqa: E402,F401  (torch.is_inference)
 from . import autograd  # noqa: E402
 from . import fft, linalg, masked, nn, signal, special, viz  # noqa: E402
 from . import backends, cuda, optim, utils  # noqa: E402
 from . import func  # noqa: E402
+from . import profiler  # noqa: E402,F401  (torch.profiler; torch.autograd.profiler is dyngrad.autograd.profiler)
 from .func import vmap  # noqa: E402,F401  (torch.vmap)
 from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
 from ._compile import compile  # noqa: E402,F401,A004  (torch.compile: the model runs as it is)

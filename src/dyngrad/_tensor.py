@@ -217,6 +217,14 @@ _REQUIRES_GRAD_IN_TRANSFORM = (
 )
 
 
+def _check_inference_requires_grad(t) -> None:
+    from ._inference import REQUIRES_GRAD_ERROR, is_inference
+    from .autograd.grad_mode import _state
+
+    if is_inference(t) and not _state.inference:
+        raise RuntimeError(REQUIRES_GRAD_ERROR)
+
+
 def _called_by_user() -> bool:
     """Whether the caller of a Tensor method is outside dyngrad (torch.func's checks concern user code)."""
     import sys
@@ -263,6 +271,8 @@ class Tensor:
         self._data = data
         self._requires_grad = False
         self._vc = [0]
+        if _INFERENCE:
+            _inference_mark(self)
         if requires_grad:
             self.requires_grad_(True)
 
@@ -271,6 +281,8 @@ class Tensor:
     def data(self) -> Tensor:
         """The same memory as a detached tensor with its own version counter (torch's ``.data``)."""
         t = wrap(self._data)
+        if type(self._vc) is not list and type(t._vc) is list:  # .data of an inference tensor is one too
+            _inference_mark(t, force=True)
         t._detached_by = ".data"  # for dyngrad.viz.why_no_grad
         return t
 
@@ -295,6 +307,8 @@ class Tensor:
             raise RuntimeError(_LEAF_ONLY if value else _LEAF_ONLY_DETACH)
         if value and not _is_float_np(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and type(self._vc) is not list:
+            _check_inference_requires_grad(self)
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -311,6 +325,8 @@ class Tensor:
             return self
         if requires_grad and not _is_float_np(self._data.dtype):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and type(self._vc) is not list:
+            _check_inference_requires_grad(self)
         self._requires_grad = requires_grad
         return self
 
@@ -377,7 +393,18 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many in-place ops have changed this memory (shared with views), as torch's ``_version``."""
+        if type(self._vc) is not list:
+            from ._inference import VERSION_ERROR, is_inference
+
+            if is_inference(self):
+                raise RuntimeError(VERSION_ERROR)
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``inference_mode()`` (or is a view of one): see _inference.py."""
+        from ._inference import is_inference
+
+        return is_inference(self)
 
     @property
     def dtype(self) -> _dtype.dtype:
@@ -684,7 +711,13 @@ def wrap(array, requires_grad: bool = False, grad_fn=None) -> Tensor:
     t._vc = [0]
     if grad_fn is not None:
         t._grad_fn = grad_fn
+    if _INFERENCE:  # some thread is in inference_mode(): new tensors may be inference tensors (_inference.py)
+        _inference_mark(t)
     return t
+
+
+_INFERENCE = False  # set by _inference.py while an inference_mode() block is open
+_inference_mark = None  # _inference.mark, set when that module loads
 
 
 _new = object.__new__

@@ -32,6 +32,7 @@ import warnings
 from .. import _creation
 from .._backend import xp
 from .._dtype import bool as _bool
+from .._dtype import float32 as _float32
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import _state, no_grad
@@ -223,7 +224,8 @@ def _validate(query, key, value, attn_mask, dropout_p):
             f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if attn_mask is not None:
         md = attn_mask.dtype
-        if not (md == _bool or md.is_floating_point or md == query.dtype):
+        # torch's "float" is float32 itself: a float16 or float64 mask must match the query's dtype
+        if not (md == _bool or md == _float32 or md == query.dtype):
             raise RuntimeError(
                 "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
                 f"{_cpp_name(attn_mask)} and  query.dtype: {_cpp_name(query)} instead.")

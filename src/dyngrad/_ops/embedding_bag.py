@@ -41,8 +41,8 @@ class EmbeddingBagBackward0(Op):
     are left out (not counted in a mean).
 
     Backward (aten's _embedding_bag_backward): grad_weight adds each bag's gradient into its rows (sum: times
-    the sample weight; mean: over the bag's count; max: into the row that gave each maximum), divided by an
-    index's frequency with scale_grad_by_freq; grad_per_sample_weights = <grad of the bag, row>. Written with
+    the sample weight; mean: over the bag's count; max: into the row that gave each maximum), divided with
+    scale_grad_by_freq by torch's CPU kernel's frequencies (``_freq_divisors``); grad_per_sample_weights = <grad of the bag, row>. Written with
     Tensor ops. Params: (indices, bag of each index, number of bags, mode, scale_grad_by_freq).
     """
 
@@ -107,8 +107,7 @@ class EmbeddingBagBackward0(Op):
                     count = xp.bincount(bag[kept], minlength=nbags)
                     coef = coef / count[bag[kept]]
                 if by_freq:
-                    freq = xp.bincount(idx, minlength=w._data.shape[0])
-                    coef = coef / freq[idx[kept]]
+                    coef = coef / _freq_divisors(idx, w._data.shape[0])[idx[kept]]
                 contrib = pw.mul(index_select(g, 0, wrap(bag[kept])), wrap(coef.astype(w._data.dtype)[:, None]))
                 if psw is not None:
                     contrib = pw.mul(contrib, sh.unsqueeze(index_select(psw, 0, wrap(kept)), 1))
@@ -117,6 +116,23 @@ class EmbeddingBagBackward0(Op):
             dots = red.sum(pw.mul(index_select(g, 0, wrap(bag[kept])), index_select(w, 0, wrap(idx[kept]))), -1)
             gpsw = index_add(pw.mul(psw, 0), 0, wrap(kept), dots)
         return gw, gpsw
+
+
+def _freq_divisors(idx, num_weights: int):
+    """What torch's CPU kernel divides each row's gradient by under scale_grad_by_freq, per row.
+
+    aten's _embedding_bag_dense_backward_cpu walks the unique indices of the sorted ``indices`` and
+    divides the i-th one's gradient by ``counts[sorted_indices[i]]`` (the count at the i-th sorted
+    position, not the i-th unique index's own count). Both agree while every index occurs once; with
+    repeats torch's gradient is what this gives (checked against torch in tests/test_nn_losses.py), so
+    dyngrad reproduces it rather than the plain 1 / count of nn.Embedding.
+    """
+    counts = xp.bincount(idx, minlength=num_weights)
+    ordered = xp.sort(idx)
+    unique = xp.unique(ordered)
+    divisors = xp.ones(num_weights, dtype=xp.int64)
+    divisors[unique] = counts[ordered[: unique.shape[0]]]
+    return divisors
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2, scale_grad_by_freq: bool = False,  # noqa: A002

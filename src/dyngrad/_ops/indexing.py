@@ -293,7 +293,8 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     """index_select(dim, index): a copy of the entries at the 1-D ``index`` along ``dim``.
 
     Raises:
-        IndexError: an index with more than one dim, or out of range (torch's messages).
+        IndexError: an index with more than one dim, or out of range (torch's messages); RuntimeError for an index
+        out of range along dim 1 (torch's dim-1 kernel's text).
     """
     idx = _index_array(index, "index_select")
     if idx.ndim > 1:
@@ -302,6 +303,10 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, nd)
     n = a._data.shape[d] if nd else 1
     if idx.size and (idx.max() >= n or idx.min() < 0):
+        if d == 1:  # torch's CPU kernel for dim 1 has its own check and text (the first bad index)
+            flat = idx.reshape(-1)
+            bad = int(flat[(flat >= n) | (flat < 0)][0])
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
         raise IndexError("index out of range in self")
     if nd == 0:
         if idx.size != 1:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
+from .._dtype import int64
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from . import pointwise as pw
@@ -487,8 +488,10 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     """torch.nn.functional.linear_cross_entropy (torch >= 2.12): cross_entropy(linear(input, W, b), target).
 
     input (in_features,) or (N, in_features); linear_weight (C, in_features) or (C, d1, ..., dK, in_features)
-    (K-dimensional loss, batched input only). dyngrad runs torch's reference path for every ``options`` (the
-    chunked path is a memory saving with the same values). Errors: torch's RuntimeError texts for the shapes.
+    (K-dimensional loss, batched input only). ``options`` (a LinearCrossEntropyOptions) takes the chunked path
+    (nn/modules/linear_cross_entropy.py) where torch does: class-index int64 targets, reduction 'mean', 'sum' or
+    'none', no label smoothing, 2-D linear_weight; otherwise torch's warning and the reference path.
+    Errors: torch's RuntimeError texts for the shapes.
     """
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
@@ -514,6 +517,23 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
     ignore_index = ignore_index if ignore_index is not None else -100
+    if options is not None:
+        chunkable = (not out_features and reduction in ("mean", "sum", "none") and label_smoothing == 0.0
+                     and target.dtype == int64)
+        if chunkable:
+            from ..nn.modules.linear_cross_entropy import chunked
+
+            return chunked(input, linear_weight, target, linear_bias, weight, reduction, ignore_index, options)
+        import warnings
+
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in {'mean','sum','none'}, "
+            f"label_smoothing == 0, target.dtype == int64, out_features == (). Got reduction={reduction!r}, "
+            f"label_smoothing={label_smoothing}, target.dtype={target.dtype}, out_features={out_features}, "
+            "tracing=False, linear_bias.shape="
+            f"{tuple(linear_bias.shape) if linear_bias is not None else None}.",
+            stacklevel=2,
+        )
     from .nn_kernels import linear
 
     if out_features:

@@ -33,7 +33,7 @@ _new = object.__new__
 _getframe = sys._getframe
 _internal_code = anomaly_mode._INTERNAL  # code object -> is it dyngrad's own (filled by user_site)
 _fw = _fw_ad.STATE
-_ANOMALY, _ORIGINS = anomaly_mode.ANOMALY, anomaly_mode.ORIGINS
+_ANOMALY, _ORIGINS, _INFERENCE = anomaly_mode.ANOMALY, anomaly_mode.ORIGINS, anomaly_mode.INFERENCE
 _ndarray = xp.ndarray
 _asarray = xp.asarray
 
@@ -207,6 +207,8 @@ def apply(op: type, inputs: tuple, params: tuple = (), arrays: tuple | None = No
     node._meta = ((out.shape, out.dtype),)
     aids = anomaly_mode._any
     if aids:  # debugging aids, off by default
+        if aids & _INFERENCE:  # an inference tensor is alive: it may not be saved (_inference.py)
+            _inference.check_op_saves(op, inputs, edges, needed)
         if aids & _ANOMALY:
             node._anomaly_trace = anomaly_mode.forward_stack()
         # the user's line (user -> op function -> apply), inlined for speed; only nodes that save
@@ -295,9 +297,30 @@ def _special(op, inputs, params, arrays) -> Tensor:
         return _with_tangent(op, inputs, params, arrays)
     _fw.active = False
     try:
-        return apply(op, inputs, params, arrays)
+        if _fw.profiling:
+            result = _profiler.record_op(op, apply, inputs, params, arrays)
+        else:
+            result = apply(op, inputs, params, arrays)
     finally:
         _fw_ad._refresh()
+    if _fw.inference:  # inside inference_mode() (this thread's state is checked there)
+        _inference.mark(result)
+    return result
+
+
+def _special_multi(op, inputs, params) -> tuple:
+    """apply_multi() while the profiler or inference mode is on (one flag, as in _special)."""
+    _fw.active = False
+    try:
+        if _fw.profiling:
+            results = _profiler.record_op(op, apply_multi, inputs, params)
+        else:
+            results = apply_multi(op, inputs, params)
+    finally:
+        _fw_ad._refresh()
+    if _fw.inference:
+        _inference.mark_all(results)
+    return results
 
 
 def _with_tangent(op, inputs, params, arrays) -> Tensor:
@@ -334,6 +357,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
                 _fw_ad.resume_dual(prev)
             _fw_ad.attach(results, _fw_ad.tangents_of(op, inputs, params, None, tuple(results)))
             return results
+        if _fw.inference or _fw.profiling:
+            return _special_multi(op, inputs, params)
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     outs = op.forward(*arrays, *params)
     needs = False
@@ -346,6 +371,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         return tuple([wrap(o) for o in outs])
     if not op._complex_ok:
         check_complex_grad(op, arrays, outs)
+    if anomaly_mode._any & _INFERENCE and op.save_inputs:
+        _inference.check_saved(inputs)
     node = new_node(op)
     node.next_functions = tuple([edge(t) for t in inputs])
     if params:
@@ -382,4 +409,6 @@ def _translate(error: ValueError, arrays) -> Exception:
     return error
 
 
+from .. import _inference  # noqa: E402
 from .._batching import dispatch as _batching_dispatch  # noqa: E402  (it uses this module)
+from ..autograd import profiler as _profiler  # noqa: E402

@@ -16,8 +16,9 @@ import warnings
 _enabled = False
 _check_nan = True
 _origins = False  # dyngrad.viz.track_origins: record where each node was created
-# The one value the hot path reads: 0 when both aids are off, else ANOMALY | ORIGINS bits.
-ANOMALY, ORIGINS = 1, 2
+# The one value the hot path reads: 0 when both aids are off, else ANOMALY | ORIGINS bits; INFERENCE is
+# on while an inference tensor is alive (each recorded op then checks it saves none, _inference.py).
+ANOMALY, ORIGINS, INFERENCE = 1, 2, 4
 _any = 0
 
 
@@ -32,13 +33,18 @@ def is_anomaly_check_nan_enabled() -> bool:
 def _set(mode: bool, check_nan: bool) -> None:
     global _enabled, _check_nan, _any
     _enabled, _check_nan = bool(mode), bool(check_nan)
-    _any = ANOMALY * _enabled | ORIGINS * _origins
+    _any = ANOMALY * _enabled | ORIGINS * _origins | (_any & INFERENCE)
 
 
 def _set_origins(mode: bool) -> None:
     global _origins, _any
     _origins = bool(mode)
-    _any = ANOMALY * _enabled | ORIGINS * _origins
+    _any = ANOMALY * _enabled | ORIGINS * _origins | (_any & INFERENCE)
+
+
+def _set_bit(bit: int, on: bool) -> None:
+    global _any
+    _any = (_any | bit) if on else (_any & ~bit)
 
 
 def is_dyngrad_module(module_name) -> bool:

@@ -118,6 +118,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
 
     anomaly = anomaly_mode._enabled
     observer = OBSERVERS[-1] if OBSERVERS else None
+    if observer is not None and hasattr(observer, "begin"):  # the profiler times each node from here
+        observer.begin()
     prev_mode = _state.enabled
     _state.enabled = create_graph
     heappop, heappush = heapq.heappop, heapq.heappush

@@ -27,14 +27,16 @@ class _State:
     level = -1  # the innermost active level, -1 when none
     dual = False  # a dual level is entered (and tangents are not being computed right now)
     batching = False  # a vmap (or a backward through values batched by one) is running: _batching/context.py
-    active = False  # read by _ops/registry.apply: dual or batching, so plain code checks one flag
+    inference = False  # some thread is inside torch.inference_mode(): results get marked (_inference.py)
+    profiling = False  # a profiler is recording ops (autograd/profiler.py)
+    active = False  # read by _ops/registry.apply: any of the above, so plain code checks one flag
 
 
 STATE = _State()
 
 
 def _refresh() -> None:
-    STATE.active = STATE.dual or STATE.batching
+    STATE.active = STATE.dual or STATE.batching or STATE.inference or STATE.profiling
 
 
 def set_batching(on: bool) -> None:

@@ -251,6 +251,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 def _save(self, outputs) -> None:
     """Store ``ctx.save_for_backward``'s tensors with their versions (see Note [Saved outputs])."""
+    from .. import _inference
+
+    if _inference._live:  # inference tensors may not be saved (torch's error)
+        _inference.check_saved(self._to_save)
     out_ids = {id(o) for o in outputs if isinstance(o, Tensor)}
     saved, versions = [], []
     for t in self._to_save:

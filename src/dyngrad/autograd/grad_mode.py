@@ -127,19 +127,35 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (torch.inference_mode); dyngrad has no separate inference tensors."""
+    """Grad mode off, and every tensor made inside is an inference tensor (torch.inference_mode).
+
+    ``inference_mode(False)`` inside the mode turns grad mode back on and makes normal tensors again, as
+    torch's does. ``@inference_mode`` works with or without ``()``. What inference tensors may not do
+    (in-place updates outside the mode, being saved for backward) is in dyngrad/_inference.py.
+    """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses: ``mode`` is the function
 
     def __init__(self, mode: bool = True) -> None:
-        self.mode = bool(mode)
+        self.mode = bool(mode) if isinstance(mode, bool) else True
 
     def __enter__(self) -> None:
+        from .. import _inference
+
         self.prev = (_state.enabled, _state.inference)
         # inference_mode(False) inside inference_mode turns grad mode back on, as torch does
         _state.enabled = not self.mode
         _state.inference = self.mode
+        _inference.enter(self.mode)
 
     def __exit__(self, *exc) -> None:
+        from .. import _inference
+
         _state.enabled, _state.inference = self.prev
+        _inference.leave(self.mode)
 
     def clone(self):
         return type(self)(self.mode)

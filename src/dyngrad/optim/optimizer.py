@@ -16,6 +16,7 @@ from collections import OrderedDict, defaultdict
 from .._backend import xp
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor, wrap
+from ..autograd import profiler as _profiler
 from ..autograd.grad_mode import enable_grad
 from ..autograd.hooks import RemovableHandle
 
@@ -199,6 +200,10 @@ class Optimizer:
 
     # ------------------------------------------------------------------ grads and steps
     def zero_grad(self, set_to_none: bool = True) -> None:
+        with _profiler.range_if_profiling(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is not None:
@@ -214,6 +219,10 @@ class Optimizer:
 
     def step(self, closure=None):
         """Take one optimisation step; ``closure`` re-evaluates the loss (run with grad enabled)."""
+        with _profiler.range_if_profiling(f"Optimizer.step#{type(self).__name__}.step"):
+            return self._take_step(closure)
+
+    def _take_step(self, closure):
         for hook in list(self._optimizer_step_pre_hooks.values()):
             hook(self, (), {})
         self._opt_called = True  # schedulers check that step() ran before theirs

@@ -136,3 +136,18 @@ from .lazy import (  # noqa: E402
 
 __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyLinear"]
+from .lazy3d import (  # noqa: E402
+    LazyBatchNorm3d,
+    LazyConv3d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+)
+
+__all__ += ["LazyBatchNorm3d", "LazyConv3d", "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+            "LazyInstanceNorm3d"]
+from .linear_cross_entropy_loss import LinearCrossEntropyLoss  # noqa: E402
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

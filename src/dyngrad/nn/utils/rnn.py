@@ -117,16 +117,17 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,  # n
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded (T, B, *) batch ((B, T, *) with ``batch_first``) of sequences of the given ``lengths``.
 
-    ``lengths``: a list or a 1-D int64 tensor of B lengths, each in [1, T]. With ``enforce_sorted`` they must
+    ``lengths``: a list or a 1-D tensor of B lengths (converted to int64, as torch), each in [1, T]. With ``enforce_sorted`` they must
     be in decreasing order; otherwise the batch is sorted first and the permutation kept in the result.
     The data's grad_fn is PackPaddedSequenceBackward0 (torch's). Errors as torch (RuntimeError for unsorted
-    lengths, a length <= 0, a wrong number of lengths or a lengths tensor that is not 1-D int64).
+    lengths, a length <= 0, a wrong number of lengths or a lengths tensor that is not 1-D). A length above T is
+    an IndexError: torch does not check it and reads past the input.
     """
     if isinstance(lengths, Tensor):
-        lengths_arr = lengths._data
-        if lengths_arr.ndim != 1 or lengths_arr.dtype != xp.int64:
-            raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
-                               f"{lengths_arr.ndim}D cpu {lengths.type().split('.')[-1].replace('Tensor', '')} tensor")
+        lengths_arr = lengths._data.astype(xp.int64)  # torch converts with lengths.to(torch.int64) first
+        if lengths_arr.ndim != 1:
+            raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths_arr.ndim}D cpu "
+                               "Long tensor")
     else:
         lengths_arr = xp.asarray(list(lengths), dtype=xp.int64)
     if enforce_sorted:

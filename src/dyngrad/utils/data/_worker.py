@@ -19,11 +19,13 @@ import multiprocessing
 import os
 import queue
 import sys
+import time
 import traceback
 import weakref
 
 _worker_info = None
-_MP_STATUS_CHECK_INTERVAL = 5.0  # seconds between checks that the workers are alive while waiting without timeout
+_MP_STATUS_CHECK_INTERVAL = 5.0  # seconds to wait for a worker to exit when shutting down
+_LIVENESS_CHECK = 0.5  # seconds between checks, while the main process waits, that the workers are alive
 
 
 class WorkerInfo:
@@ -207,21 +209,22 @@ class _MultiProcessingIterator:
         return self
 
     def _get(self):
-        if self._timeout > 0:
-            try:
-                return self._result_queue.get(timeout=self._timeout)
-            except queue.Empty:
-                self._shutdown_now()
-                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+        """The next result; a dead worker is reported within _LIVENESS_CHECK seconds, with or without ``timeout``
+        (torch learns it at once from SIGCHLD and raises the same text), and ``timeout`` bounds the whole wait."""
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
+            wait = _LIVENESS_CHECK if deadline is None else max(0.0, min(_LIVENESS_CHECK, deadline - time.monotonic()))
             try:
-                return self._result_queue.get(timeout=_MP_STATUS_CHECK_INTERVAL)
+                return self._result_queue.get(timeout=wait)
             except queue.Empty:
                 dead = [w for w in self._workers if not w.is_alive()]
                 if dead:
                     pids = ", ".join(str(w.pid) for w in dead)
                     self._shutdown_now()
                     raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from None
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._shutdown_now()
+                    raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
 
     def __next__(self):
         while True:
