@@ -130,6 +130,7 @@ def test_float_draws_grid_bit_for_bit(dtype, n):
         _same(lambda lib: lib.empty(n, dtype=d(lib)).uniform_(-0.3, 0.7), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).exponential_(2.5), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).cauchy_(0.5, 2.0), seed)
+        _same(lambda lib: lib.empty(n, dtype=d(lib)).cauchy_(-3.0, 0.1), seed)  # (median + sigma * tan fused)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).log_normal_(0.2, 0.7), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).geometric_(0.3), seed)
         if dtype == "float32":  # (ranges from 2**28: the bounds move to floats, 64-bit draws)
@@ -281,6 +282,10 @@ def test_other_distributions():
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).exponential_(2.5), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).geometric_(0.3), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(0.5, 2.0), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(-3.0, 0.1), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(100.0, 7.0), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).exponential_(0.3), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).log_normal_(1.5, 2.0), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).log_normal_(0.2, 0.7), seed)
 
 

@@ -333,9 +333,10 @@ def geometric(g: MT19937Stream, n: int, p: float) -> np.ndarray:
 
 
 def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
-    """cauchy_distribution<double>: ``median + sigma * tan(pi * (u - 0.5))``."""
+    """cauchy_distribution<double>: ``median + sigma * tan(pi * (u - 0.5))``, the multiply-add fused (found by
+    experiment)."""
     u = unit_uniform(g, n, _f64)
-    return median + sigma * _libm(math.tan, math.pi * (u - 0.5))
+    return fma64(_libm(math.tan, math.pi * (u - 0.5)), float(sigma), float(median))
 
 
 def log_normal(g: MT19937Stream, n: int, mean: float, std: float) -> np.ndarray:
