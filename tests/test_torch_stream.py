@@ -4,6 +4,8 @@
 Each check seeds both libraries alike, runs the same op, and compares the values bit for bit (where noted,
 within a few ulps) and the generator state after the draw (the next draw agrees)."""
 
+import struct
+
 import numpy as np
 import pytest
 import torch
@@ -128,8 +130,12 @@ def test_float_draws_grid_bit_for_bit(dtype, n):
         _same(lambda lib: lib.empty(n, dtype=d(lib)).uniform_(-0.3, 0.7), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).exponential_(2.5), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).cauchy_(0.5, 2.0), seed)
+        _same(lambda lib: lib.empty(n, dtype=d(lib)).cauchy_(-3.0, 0.1), seed)  # (median + sigma * tan fused)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).log_normal_(0.2, 0.7), seed)
         _same(lambda lib: lib.empty(n, dtype=d(lib)).geometric_(0.3), seed)
+        _same(lambda lib: lib.empty(n, dtype=d(lib)).random_(), seed)  # (float16: modulo 2**11 + 1)
+        x = np.linspace(-3, 3, n).astype(dtype)
+        _same(lambda lib: lib.nn.functional.dropout(lib.tensor(x), 0.37), seed)
         if dtype == "float32":  # (ranges from 2**28: the bounds move to floats, 64-bit draws)
             _same(lambda lib: lib.randint(0, 2**28, (n,), dtype=d(lib)), seed)
             _same(lambda lib: lib.randint(-5, 2**30, (n,), dtype=d(lib)), seed)
@@ -140,6 +146,55 @@ def test_float_draws_grid_bit_for_bit(dtype, n):
     b = dyngrad.randn(n, dtype=getattr(dyngrad, dtype), generator=gen[1]).numpy()
     np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
     assert gen[0].get_state().numpy().tobytes() == gen[1].get_state().numpy().tobytes()
+
+
+def _untemper(y: np.ndarray) -> np.ndarray:
+    """The mt19937 state words whose tempered outputs are ``y`` (the tempering's four steps undone)."""
+    y = y.astype(np.uint64)
+    y ^= y >> np.uint64(18)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    r = y.copy()
+    for _ in range(5):
+        r = y ^ ((r << np.uint64(7)) & np.uint64(0x9D2C5680))
+    y = r & np.uint64(0xFFFFFFFF)
+    r = y.copy()
+    for _ in range(3):
+        r = y ^ (r >> np.uint64(11))
+    return r & np.uint64(0xFFFFFFFF)
+
+
+def _state_drawing(words: np.ndarray) -> np.ndarray:
+    """A 5056-byte generator state whose next ``len(words)`` (<= 623) 32-bit draws are ``words``: the state array
+    holds their untempered values from position 1 on, with ``next = 1``, ``left = 624`` (no twist before)."""
+    torch.manual_seed(0)
+    raw = bytearray(torch.get_rng_state().numpy().tobytes())
+    struct.pack_into("<iiQ", raw, 8, 624, 1, 1)
+    state = np.frombuffer(bytes(raw), dtype=np.uint8).copy()
+    state[24 + 8:24 + 8 + 8 * len(words)] = _untemper(np.asarray(words)).astype("<u8").view(np.uint8)
+    return state
+
+
+def test_normal_fill_chosen_uniforms():
+    """torch's float32 16-block fill on chosen uniforms (the generator state written so that its next words
+    are them): a stride through all 2**24 float uniforms as u1 (the log) and as u2 (sine, cosine), the edges,
+    the u1 either side of the log's sqrt(1/2) split, and the three u2 of 2**24 whose reduced angle needs the
+    fused x + j * DP3 (12582909, 12582912, 12582913). scripts/check_avx_normal.py runs all 2**24 of each."""
+    special = [0, 1, 2, 3, (1 << 23) - 1, 1 << 23, (1 << 24) - 1, 4913933, 4913934, 12582909, 12582912, 12582913]
+    k = np.concatenate([special, np.arange(0, 1 << 24, 4093)])
+    k = np.concatenate([k, np.full((-k.size) % 304, 777, np.int64)])  # (u1 = 1 would zero the radius)
+    words = np.empty((k.size // 8, 16), np.int64)
+    words[:, :8] = k.reshape(-1, 8)
+    words[:, 8:] = k[::-1].reshape(-1, 8)
+    words = words.reshape(-1, 608) | (0xA5 << 24)  # (the high 8 bits are not drawn on)
+    for i, chunk in enumerate(words):
+        state = _state_drawing(chunk)
+        for draw in (lambda lib: lib.randn(608), lambda lib: lib.empty(608).normal_(0.3, 1.7)):
+            out = []
+            for lib in (torch, dyngrad):
+                lib.set_rng_state(lib.tensor(state))
+                out.append((draw(lib).numpy().view(np.int32), lib.get_rng_state().numpy().tobytes()))
+            np.testing.assert_array_equal(out[0][0], out[1][0], err_msg=f"chunk {i}")
+            assert out[0][1] == out[1][1]
 
 
 def test_randint_float_bounds():
@@ -230,6 +285,10 @@ def test_other_distributions():
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).exponential_(2.5), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).geometric_(0.3), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(0.5, 2.0), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(-3.0, 0.1), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).cauchy_(100.0, 7.0), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).exponential_(0.3), seed)
+            _same(lambda lib: lib.empty(1000, dtype=d(lib)).log_normal_(1.5, 2.0), seed)
             _same(lambda lib: lib.empty(1000, dtype=d(lib)).log_normal_(0.2, 0.7), seed)
 
 

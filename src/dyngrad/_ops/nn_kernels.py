@@ -353,14 +353,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         noise = xp.zeros((), dtype=a.dtype)
     else:
         # torch: empty_like(input).bernoulli_(1 - p) (input's strides), then div_(1 - p)
-        from .._random_kernels import arrange, bernoulli_scalar, is_dense
+        from .._random_kernels import arrange, bernoulli_scalar, divide_noise, is_dense
 
         if _vmap_active():  # one mask per sample under randomness="different" (torch's batching rule)
             noise = _vmap_noise(a.shape, 1 - p, a.dtype)
         else:
             strides = a.strides if is_dense(a) else xp.empty(a.shape, dtype=a.dtype).strides
             noise = arrange(bernoulli_scalar(generator(), a.size, 1 - p), a.shape, strides).astype(a.dtype)
-            noise /= xp.asarray(1 - p, dtype=a.dtype)
+            divide_noise(noise, 1 - p)
     if inplace:
         return input.mul_(wrap(noise))
     return pw.mul(input, wrap(noise))
@@ -403,7 +403,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     if p == 1:
         noise = xp.zeros(shape, dtype=a.dtype)
     else:
-        from .._random_kernels import bernoulli_scalar
+        from .._random_kernels import bernoulli_scalar, divide_noise
 
         if _vmap_active():  # one mask per sample under randomness="different" (torch's batching rule)
             noise = _vmap_noise(shape, 1 - p, a.dtype)
@@ -412,7 +412,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
             for d in shape:
                 n *= d
             noise = bernoulli_scalar(generator(), n, 1 - p).reshape(shape).astype(a.dtype)
-            noise /= xp.asarray(1 - p, dtype=a.dtype)
+            divide_noise(noise, 1 - p)
     if inplace:
         return input.mul_(wrap(noise))
     return pw.mul(input, wrap(noise))
