@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -236,5 +237,37 @@ def test_inference_state_is_restored_after_an_error() -> None:
         except ValueError:
             pass
         return lib.is_inference_mode_enabled(), lib.is_grad_enabled(), lib.ones(1).is_inference()
+
+    both(program)
+
+
+def test_eval_loop_under_inference_mode_prints_what_torch_prints() -> None:
+    """A training step, then evaluation under inference_mode: the printed outputs and flags are torch's."""
+
+    def program(lib):
+        rng = np.random.default_rng(0)
+        model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3)).double()
+        with lib.no_grad():
+            for p in model.parameters():
+                p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape))))
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        x = lib.tensor(rng.standard_normal((6, 4)))
+        y = lib.tensor(rng.integers(0, 3, 6))
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        printed = []
+        model.eval()
+        with lib.inference_mode():
+            logits = model(x)
+            predictions = logits.argmax(1)
+            printed.append(repr(logits))
+            printed.append(repr(predictions))
+            printed.append(repr(lib.nn.functional.softmax(logits, 1)[:2]))
+        printed.append(str((logits.is_inference(), logits.requires_grad, predictions.is_inference())))
+        # the inference result can be cloned into a normal tensor and used with autograd
+        again = logits.clone().requires_grad_()
+        printed.append(repr(lib.nn.functional.cross_entropy(again, y)))
+        return printed
 
     both(program)

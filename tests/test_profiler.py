@@ -191,3 +191,22 @@ def test_torch_profiler_with_activities_and_schedule() -> None:
                         [sched(i).name for i in range(6)])
     assert results[dyngrad] == results[torch]
     assert list(dyngrad_profiler.ProfilerActivity.__members__) == list(torch_profiler.ProfilerActivity.__members__)
+
+
+@pytest.mark.parametrize("use_gzip", [False, True])
+def test_tensorboard_trace_handler_writes_torchs_file_names(tmp_path, use_gzip) -> None:
+    import gzip
+
+    names = {}
+    for lib, P in ((dyngrad, dyngrad_profiler), (torch, torch_profiler)):
+        out = tmp_path / lib.__name__
+        with P.profile(activities=[P.ProfilerActivity.CPU],
+                       on_trace_ready=P.tensorboard_trace_handler(str(out), worker_name="w", use_gzip=use_gzip)):
+            lib.ones(3).exp()
+        (path,) = list(out.iterdir())
+        opener = gzip.open if use_gzip else open
+        with opener(path, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        names[lib] = (path.name.split(".", 2)[0], path.name.split(".", 2)[2],
+                      any(e.get("name") == "aten::exp" for e in events))
+    assert names[dyngrad] == names[torch]

@@ -72,7 +72,7 @@ class InferenceVersion(list):
     def __del__(self) -> None:
         global _live
         _live -= 1
-        if not _live:
+        if not _live and anomaly_mode is not None:  # (None while the interpreter shuts down)
             anomaly_mode._set_bit(anomaly_mode.INFERENCE, False)
 
 

@@ -426,9 +426,9 @@ FAMILIES = (
     householder, lstsq, lowrank, ldl, *NN_FAMILIES,
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
-from ._ops import activations_extra, ctc, losses_margin  # noqa: E402
+from ._ops import activations_extra, ctc, functional_extras, losses_margin  # noqa: E402
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras)
 
 
 def install() -> None:

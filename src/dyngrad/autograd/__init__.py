@@ -10,6 +10,13 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import (
+    Variable,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
+    kineto_available,
+    set_multithreading_enabled,
+)
 
 _ndarray = xp.ndarray
 
@@ -32,6 +39,12 @@ __all__ = [
     "set_grad_enabled",
     "inference_mode",
     "is_grad_enabled",
+    "Variable",
+    "is_multithreading_enabled",
+    "set_multithreading_enabled",
+    "is_view_replay_enabled",
+    "kineto_available",
+    "profiler",
 ]
 
 

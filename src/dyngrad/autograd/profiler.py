@@ -496,3 +496,8 @@ _NO_RANGE = _NoRange()
 def range_if_profiling(name: str):
     """``record_function(name)`` while a profile is open, else a do-nothing context (for optimizers)."""
     return record_function(name) if _STACK else _NO_RANGE
+
+
+def kineto_available() -> bool:
+    """torch's Kineto backend is not part of dyngrad: this module is its profiler."""
+    return False

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor, SparseAdam
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -17,5 +18,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "SparseAdam", "swa_utils", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
            "Rprop", "SGD", "lr_scheduler"]

@@ -13,7 +13,8 @@ import enum
 from ..autograd import profiler as _autograd_profiler
 from ..autograd.profiler import record_function
 
-__all__ = ["ProfilerAction", "ProfilerActivity", "profile", "record_function", "schedule", "supported_activities"]
+__all__ = ["ProfilerAction", "ProfilerActivity", "kineto_available", "profile", "record_function", "schedule",
+           "supported_activities", "tensorboard_trace_handler"]
 
 
 class ProfilerActivity(enum.Enum):
@@ -34,6 +35,36 @@ class ProfilerAction(enum.Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+
+
+def kineto_available() -> bool:
+    """torch's Kineto backend is not part of dyngrad (its profiler is dyngrad/autograd/profiler.py)."""
+    return False
+
+
+def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None, use_gzip: bool = False):
+    """An ``on_trace_ready`` that writes each trace to ``dir_name/<worker_name>.<ms since epoch>.pt.trace.json``
+    (``.gz`` with ``use_gzip``), as torch's; ``worker_name`` defaults to ``<hostname>_<pid>``."""
+    import gzip
+    import os
+    import socket
+    import tempfile
+    import time
+
+    def handler(prof) -> None:
+        os.makedirs(dir_name, exist_ok=True)
+        name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        path = os.path.join(dir_name, f"{name}.{int(time.time() * 1000)}.pt.trace.json")
+        if not use_gzip:
+            prof.export_chrome_trace(path)
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = os.path.join(tmp, "trace.json")
+            prof.export_chrome_trace(plain)
+            with open(plain, "rb") as src, gzip.open(path + ".gz", "wb") as dst:
+                dst.write(src.read())
+
+    return handler
 
 
 def supported_activities() -> set:

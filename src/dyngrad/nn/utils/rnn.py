@@ -62,7 +62,7 @@ class PackedSequence(PackedSequence_):
 
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         if unsorted_indices is None and sorted_indices is not None:
-            unsorted_indices = _invert_permutation(sorted_indices)
+            unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # torch also accepts PackedSequence(*(data, batch_sizes)) as one tuple
             data, batch_sizes = data
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
@@ -105,7 +105,8 @@ class PackedSequence(PackedSequence_):
         return False
 
 
-def _invert_permutation(permutation):
+def invert_permutation(permutation):
+    """The inverse of a permutation tensor (torch.nn.utils.rnn.invert_permutation); None stays None."""
     if permutation is None:
         return None
     inverse = xp.empty_like(permutation._data)
