@@ -427,8 +427,10 @@ FAMILIES = (
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
 from ._ops import activations_extra, ctc, losses_margin  # noqa: E402
+# aten's private entry points that OpInfo tests (issue 11): native_* norms, segment/chunk ops
+from ._ops import native_norms  # noqa: E402
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, native_norms)
 
 
 def install() -> None:

@@ -196,9 +196,10 @@ class NativeBatchNormBackward0(Op):
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,  # noqa: A002
-               momentum: float = 0.1, eps: float = 1e-5):
+               momentum: float = 0.1, eps: float = 1e-5, _op=None):
     """Batch normalisation; when training, ``running_mean``/``running_var`` are updated in place
-    (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch."""
+    (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch.
+    ``_op``: the node class to record (aten's other batch-norm entry points name theirs differently)."""
     a = input._data
     if training:
         size = a.shape[0] * (1 if a.ndim < 2 else 1)
@@ -242,7 +243,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     bias = sh.reshape(bias, (c,)) if bias is not None and bias._data.ndim != 1 else bias
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
-    out = apply(NativeBatchNormBackward0, (input, weight, bias), (training, float(eps), rm, rv))
+    out = apply(_op or NativeBatchNormBackward0, (input, weight, bias), (training, float(eps), rm, rv))
     if training and (running_mean is not None or running_var is not None):
         axes = (0,) + tuple(range(2, a.ndim))
         n = a.size // c if c else 0
@@ -301,7 +302,7 @@ class NativeGroupNormBackward0(Op):
     @staticmethod
     def forward(x, w, b, groups, eps):
         n, c = x.shape[:2]
-        xg = x.reshape(n, groups, -1)
+        xg = x.reshape(n, groups, x.size // max(n * groups, 1))  # not -1: an empty batch has no size to infer
         _, y, _, rstd = _stats(xg, (2,), eps)
         y *= rstd
         y = y.reshape(x.shape)
@@ -320,7 +321,8 @@ class NativeGroupNormBackward0(Op):
         cshape = (1, -1) + (1,) * (len(shape) - 2)
         axes = (0,) + tuple(range(2, len(shape)))
         gx = g * sh.reshape(w, cshape) if w is not None else g
-        gi, xhat = _norm_backward(gx.reshape((n, groups, -1)), x.reshape((n, groups, -1)), None, (2,), eps)
+        per_group = (n, groups, x._data.size // max(n * groups, 1))
+        gi, xhat = _norm_backward(gx.reshape(per_group), x.reshape(per_group), None, (2,), eps)
         xhat = xhat.reshape(shape)
         nf = self.next_functions
         return (gi.reshape(shape) if nf[0][0] is not None else None,
