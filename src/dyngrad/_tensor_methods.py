@@ -425,12 +425,11 @@ FAMILIES = (
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
     householder, lstsq, lowrank, ldl, *NN_FAMILIES,
 )
-# the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
-from ._ops import activations_extra, ctc, losses_margin  # noqa: E402
-# aten's private entry points that OpInfo tests (issue 11): native_* norms, segment/chunk ops
-from ._ops import native_norms  # noqa: E402
+# the nn losses and activations added with issue 12 (their own modules, gathered like the rest), and aten's
+# private entry points that torch's OpInfo tests (issue 11: native_* norms, torch.ops.aten kernels, segment ops)
+from ._ops import activations_extra, aten_kernels, ctc, losses_margin, native_norms  # noqa: E402
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, native_norms)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, native_norms, aten_kernels)
 
 
 def install() -> None:

@@ -16,6 +16,7 @@ and its backward reads only the output's gradient (the statistics' gradients are
 from __future__ import annotations
 
 from .._backend import xp
+from .._creation import zeros_like as _zeros_like
 from .._tensor import wrap
 from . import normalization as nz
 from . import pointwise as pw
@@ -54,7 +55,21 @@ class NativeBatchNormLegitBackward1(nz.NativeBatchNormBackward0):
 
 @register
 class BatchNormWithUpdateBackward0(nz.NativeBatchNormBackward0):
-    """``aten._batch_norm_with_update``'s node (training batch norm): NativeBatchNormBackward0's formulas."""
+    """``aten._batch_norm_with_update``'s node (training batch norm): NativeBatchNormBackward0's formulas.
+    As torch's (its batch_norm_backward takes the weight as a required tensor), the backward raises without one."""
+
+    def _check_weight(self):
+        if self.saved()[1] is None:
+            raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #2 "
+                               "'weight'")
+
+    def backward(self, g):
+        self._check_weight()
+        return super().backward(g)
+
+    def backward_arrays(self, g):
+        self._check_weight()
+        return super().backward_arrays(g)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):  # noqa: A002
@@ -66,7 +81,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     normalise and save_mean/save_invstd are empty (0,) tensors. Errors: those of
     ``nn.functional.batch_norm`` (RuntimeError for sizes and dtypes, ValueError for one value per channel).
     """
-    return _batch_norm_tuple(input, weight, bias, running_mean, running_var, training, momentum, eps, None)
+    return _batch_norm_tuple(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                             nz.NativeBatchNormBackward0)
 
 
 def _native_batch_norm_legit(input, weight, bias, *args):  # noqa: A002
@@ -126,9 +142,13 @@ class NativeGroupNormBackward0(nz.NativeGroupNormBackward0):
         return y, mean.reshape(n, groups).astype(x.dtype, copy=False), rstd.reshape(n, groups).astype(x.dtype)
 
     def backward(self, g, g_mean, g_rstd):
+        if g is None:  # as aten: no gradient for the output, no gradients at all (whatever the statistics got)
+            return None, None, None
         grads = super().backward(g)
-        if grads[0] is None:
+        if grads[0] is None or (g_mean is None and g_rstd is None):
             return grads
+        g_mean = g_mean if g_mean is not None else _zeros_like(g_rstd)
+        g_rstd = g_rstd if g_rstd is not None else _zeros_like(g_mean)
         x = self.saved()[0]
         groups, eps = self._params
         shape = x._data.shape
@@ -149,9 +169,15 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002
     All three outputs carry the node NativeGroupNormBackward0, as torch's. Errors: those of
     ``nn.functional.group_norm``.
     """
+    if not input.is_contiguous():  # aten's kernel reads the input's memory as (N, C, HxW)
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     nz.group_norm(input.detach(), group, None if weight is None else weight.detach(),
                   None if bias is None else bias.detach(), eps)  # its checks (and nothing recorded)
-    return tuple(apply_multi(NativeGroupNormBackward0, (input, weight, bias), (int(group), float(eps))))
+    outs = tuple(apply_multi(NativeGroupNormBackward0, (input, weight, bias), (int(group), float(eps))))
+    if outs[0].grad_fn is not None:
+        outs[0].grad_fn._materialize = False  # the backward must see which outputs got a gradient (see there)
+    return outs
 
 
 EXPORTS: dict = {

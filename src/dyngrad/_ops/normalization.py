@@ -199,9 +199,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum: float = 0.1, eps: float = 1e-5, _op=None):
     """Batch normalisation; when training, ``running_mean``/``running_var`` are updated in place
     (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch.
-    ``_op``: the node class to record (aten's other batch-norm entry points name theirs differently)."""
+    ``_op``: the node class to record, given by aten's entry points (native_batch_norm, ...), which name theirs
+    differently and skip nn.functional's Python-level check of more than one value per channel."""
     a = input._data
-    if training:
+    if training and _op is None:
         size = a.shape[0] * (1 if a.ndim < 2 else 1)
         for n in a.shape[2:]:
             size *= n
