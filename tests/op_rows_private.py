@@ -8,7 +8,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from op_rows_nn import _gn_params, _gn_shapes
-from op_table import OpInfo, fixed, one_shape
+from op_table import WITH_COMPLEX, OpInfo, fixed, one_shape
+
+C = dict(dtypes=WITH_COMPLEX)
 
 
 @st.composite
@@ -131,6 +133,33 @@ def _upsample_aa_params(data, shapes):
     return {"size": size, "scales": scales}
 
 
+# ---- _chunk_cat, _unsafe_masked_index(_put_accumulate): torch's top-level private ops (private_ops.py)
+def _chunk_cat(lib, a, b, dim, chunks):
+    return lib._chunk_cat([a, b], dim, chunks)
+
+
+def _chunk_cat_params(data, shapes):
+    return {"dim": data.draw(st.integers(0, 1)), "chunks": data.draw(st.integers(1, 4))}
+
+
+def _masked_key(lib, rows: int, cols: int):
+    # (rows, cols) positions into a (3, 4) input; those out of range are masked off, as torch's decompositions do
+    r = lib.arange(rows).reshape(rows, 1) - 1
+    c = lib.arange(cols).reshape(1, cols) * 2 - 1
+    mask = (r >= 0) & (r < 3) & (c >= 0) & (c < 4)
+    return mask, [r, c]
+
+
+def _unsafe_masked_index(lib, x):
+    mask, idx = _masked_key(lib, 5, 3)
+    return lib._unsafe_masked_index(x, mask, idx, -1.5)
+
+
+def _unsafe_masked_put(lib, x, v):
+    mask, idx = _masked_key(lib, 5, 3)
+    return lib._unsafe_masked_index_put_accumulate(x, mask, [idx[0] // 2, idx[1] // 2], v)
+
+
 ROWS = [
     OpInfo("native_batch_norm_train", _native_bn, _channel_shapes(), covers=("NativeBatchNormBackward0",)),
     OpInfo("native_batch_norm_eval", lambda lib, x, w=None, b=None: _native_bn(lib, x, w, b, training=False),
@@ -160,6 +189,11 @@ ROWS = [
            st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(2, 5), st.integers(2, 5)).map(lambda s: (s,)),
            covers=("MaxPool2DWithIndicesBackwardBackward0",)),
     OpInfo("aten_slice", _slice, one_shape(min_dims=1), covers=("SliceBackward0",), params=_slice_params),
+    OpInfo("_chunk_cat", _chunk_cat, st.sampled_from([((2, 3, 1), (2, 5)), ((1, 4), (1, 7, 2)), ((3, 2), (3, 2))]),
+           differentiable=False, params=_chunk_cat_params, **C),
+    OpInfo("_unsafe_masked_index", _unsafe_masked_index, fixed((3, 4)), covers=("UnsafeMaskedIndexBackward0",), **C),
+    OpInfo("_unsafe_masked_index_put_accumulate", _unsafe_masked_put, fixed((3, 4), (5, 3)),
+           covers=("UnsafeMaskedIndexPutAccumulateBackward0",), **C),
     OpInfo("_upsample_bilinear2d_aa", _upsample_aa, fixed((2, 2, 5, 4)), covers=("UpsampleBilinear2DAaBackward0",),
            params=_upsample_aa_params),
 ]

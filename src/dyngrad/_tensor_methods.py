@@ -427,9 +427,9 @@ FAMILIES = (
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest), and aten's
 # private entry points that torch's OpInfo tests (issue 11: native_* norms, torch.ops.aten kernels, segment ops)
-from ._ops import activations_extra, aten_kernels, ctc, losses_margin, native_norms  # noqa: E402
+from ._ops import activations_extra, aten_kernels, ctc, losses_margin, native_norms, private_ops  # noqa: E402
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, native_norms, aten_kernels)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, native_norms, aten_kernels, private_ops)
 
 
 def install() -> None:
