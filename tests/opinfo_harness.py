@@ -73,9 +73,11 @@ SCALED_ATOL = ("float32", "float16")
 
 # Entries whose outputs are drawn from the random stream: dyngrad's stream is not torch's, so their
 # outputs and gradients are compared by structure, shape, dtype and grad_fn only.
+# (uniform, cauchy, exponential, geometric and log_normal are not here: their entries seed the stream
+# through wrapper_set_seed, see _REBOUND_HELPERS, and dyngrad's fills draw torch's values from it.)
 RANDOM_VALUES = frozenset({
-    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "multinomial", "normal",
-    "normal[in_place]", "normal[number_mean]", "uniform", "rand_like", "randint", "randint_like", "randn",
+    "bernoulli", "multinomial", "normal",
+    "normal[in_place]", "normal[number_mean]", "rand_like", "randint", "randint_like", "randn",
     "randn_like", "svd_lowrank", "pca_lowrank", "nn.functional.alpha_dropout", "nn.functional.dropout",
     "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.feature_alpha_dropout[with_train]",
     "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d", "nn.functional.rrelu",
@@ -158,23 +160,29 @@ def _lookup(root, path: str):
 
 
 _TORCH_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
-_rebound_globals: dict[int, dict | None] = {}
+_rebound_globals: dict[tuple, dict | None] = {}
+# Helpers of torch's test suite that wrapped ops call and that must themselves see dyngrad: wrapper_set_seed
+# (``torch.manual_seed(42)`` then the op) seeds dyngrad's stream, which reproduces torch's CPU stream.
+_REBOUND_HELPERS = frozenset({"wrapper_set_seed"})
 
 
-def _dyngrad_globals(module_globals: dict) -> dict | None:
-    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's (None: none there)."""
-    key = id(module_globals)
+def _dyngrad_globals(module_globals: dict, helpers: bool = True) -> dict | None:
+    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's (None: none there);
+    with ``helpers``, also the _REBOUND_HELPERS found there, rebound (one level: no recursion)."""
+    key = (id(module_globals), helpers)
     if key not in _rebound_globals:
         replaced = {}
         for name, value in module_globals.items():
             if isinstance(value, types.ModuleType) and value.__name__ in _TORCH_NAMESPACES:
                 path = value.__name__.removeprefix("torch").lstrip(".")
                 replaced[name] = _lookup(dyngrad, path) if path else dyngrad
+            elif helpers and name in _REBOUND_HELPERS and isinstance(value, types.FunctionType):
+                replaced[name] = rebind(value, helpers=False)
         _rebound_globals[key] = {**module_globals, **replaced} if replaced else None
     return _rebound_globals[key]
 
 
-def rebind(fn):
+def rebind(fn, helpers: bool = True):
     """``fn`` (a lambda or helper of torch's test suite) with ``torch``, ``F``, ... meaning dyngrad's.
 
     OpInfo entries whose ``op`` is ``lambda x, shape: x.view(shape)`` or
@@ -183,7 +191,7 @@ def rebind(fn):
     """
     if not isinstance(fn, types.FunctionType):
         return fn
-    new_globals = _dyngrad_globals(fn.__globals__)
+    new_globals = _dyngrad_globals(fn.__globals__, helpers)
     if new_globals is None:
         return fn
     new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__, fn.__closure__)
@@ -192,19 +200,27 @@ def rebind(fn):
 
 
 # Entries that the rules of `resolve` do not resolve correctly. Keep this short: each line says why.
-OVERRIDES: dict[str, object] = {
-    # torch's op is a test wrapper around torch.ops.aten (dyngrad has no dispatcher namespace)
-    "max_pool2d_with_indices_backward": Missing("dyngrad.max_pool2d_with_indices_backward (torch's is a test "
-                                                "wrapper over torch.ops.aten)"),
-}
+OVERRIDES: dict[str, object] = {}
 
 
 def _has_name(opinfo) -> bool:
-    """dyngrad has the entry's name as a callable (dyngrad.<path>) or a Tensor attribute."""
+    """dyngrad has the entry's name as a callable (dyngrad.<path> or dyngrad.ops.aten.<path>) or a Tensor
+    attribute, or (the random fills: entry ``uniform`` wraps ``Tensor.uniform_``) an in-place Tensor method."""
     name = opinfo.name.removeprefix("torch.")
-    if callable(_lookup(dyngrad, name)):
+    if callable(_lookup(dyngrad, name)) or callable(_lookup(dyngrad.ops.aten, name)):
         return True
-    return "." not in name and hasattr(dyngrad.Tensor, name)
+    return "." not in name and (hasattr(dyngrad.Tensor, name) or hasattr(dyngrad.Tensor, name + "_"))
+
+
+def _aten_target(op):
+    """dyngrad.ops.aten's packet or overload for torch's ``torch.ops.aten.<name>[.<overload>]`` (or None)."""
+    if isinstance(op, torch._ops.OpOverloadPacket):
+        namespace, _, name = op._qualified_op_name.partition("::")
+        return _lookup(dyngrad.ops, f"{namespace}.{name}")
+    if isinstance(op, torch._ops.OpOverload):
+        namespace, _, name = op._schema.name.partition("::")
+        return _lookup(dyngrad.ops, f"{namespace}.{name}.{op._overloadname}")
+    return None
 
 
 def resolve(opinfo):
@@ -213,8 +229,8 @@ def resolve(opinfo):
     Rules, in order: the override table; torch's op is ``torch.<path>`` -> ``dyngrad.<path>``;
     torch's op is ``torch.Tensor.<name>`` -> ``dyngrad.Tensor.<name>``; torch's op is a Python
     wrapper (a lambda in op_db) -> the same code with ``torch`` meaning dyngrad (`rebind`), if
-    dyngrad has the entry's name at all. Anything else (torch.ops.aten overloads, CUDA jiterator
-    functions) is missing.
+    dyngrad has the entry's name at all; torch's op is ``torch.ops.aten.<name>[.<overload>]`` ->
+    ``dyngrad.ops.aten.<name>[.<overload>]``. Anything else (CUDA jiterator functions) is missing.
     """
     key = entry_key(opinfo)
     if key in OVERRIDES:
@@ -233,6 +249,11 @@ def resolve(opinfo):
         if not hasattr(dyngrad.Tensor, name):
             raise Missing(f"dyngrad.Tensor.{name}")
         return getattr(dyngrad.Tensor, name)
+    if isinstance(op, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+        target = _aten_target(op)
+        if target is None:
+            raise Missing(f"dyngrad.ops.{op}")
+        return target
     if isinstance(op, types.FunctionType):
         if not _has_name(opinfo):
             raise Missing(f"dyngrad.{name}" if "." in name else f"dyngrad.{name} or dyngrad.Tensor.{name}")

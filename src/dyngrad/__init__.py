@@ -135,6 +135,7 @@ _tensor_methods.install()
 for _family in _tensor_methods.FAMILIES:  # each op family may add top-level functions (its EXPORTS)
     globals().update(getattr(_family, "EXPORTS", {}))
 del _family
+from . import ops  # noqa: E402,F401  (torch.ops.aten: the few aten operators torch's tests call by that name)
 from .signal import window_functions as _window_functions  # noqa: E402
 
 globals().update(_window_functions.EXPORTS)  # hann_window, kaiser_window ... (torch's top-level window factories)

@@ -425,10 +425,19 @@ FAMILIES = (
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
     householder, lstsq, lowrank, ldl, *NN_FAMILIES,
 )
-# the nn losses and activations added with issue 12 (their own modules, gathered like the rest)
-from ._ops import activations_extra, ctc, functional_extras, losses_margin  # noqa: E402
+# the nn losses and activations added with issue 12 (their own modules, gathered like the rest), and aten's
+# private entry points that torch's OpInfo tests (issue 11: native_* norms, torch.ops.aten kernels, segment ops)
+from ._ops import (  # noqa: E402
+    activations_extra,
+    aten_kernels,
+    ctc,
+    functional_extras,
+    losses_margin,
+    native_norms,
+    private_ops,
+)
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops)
 
 
 def install() -> None:

@@ -207,11 +207,13 @@ def _empty_batch_norm(input, weight, bias):  # noqa: A002
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,  # noqa: A002
-               momentum: float = 0.1, eps: float = 1e-5):
+               momentum: float = 0.1, eps: float = 1e-5, _op=None):
     """Batch normalisation; when training, ``running_mean``/``running_var`` are updated in place
-    (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch."""
+    (running = (1 - momentum) * running + momentum * batch statistic, the variance unbiased), as torch.
+    ``_op``: the node class to record, given by aten's entry points (native_batch_norm, ...), which name theirs
+    differently and skip nn.functional's Python-level check of more than one value per channel."""
     a = input._data
-    if training:  # torch.nn.functional's _verify_batch_size
+    if training and _op is None:  # torch.nn.functional's _verify_batch_size
         size = a.shape[0]
         for n in a.shape[2:]:
             size *= n
@@ -253,7 +255,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     bias = sh.reshape(bias, (c,)) if bias is not None and bias._data.ndim != 1 else bias
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
-    out = apply(NativeBatchNormBackward0, (input, weight, bias), (training, float(eps), rm, rv))
+    out = apply(_op or NativeBatchNormBackward0, (input, weight, bias), (training, float(eps), rm, rv))
     if training and (running_mean is not None or running_var is not None):
         axes = (0,) + tuple(range(2, a.ndim))
         n = a.size // c if c else 0
