@@ -336,6 +336,8 @@ def view_positions(base, view):
 
         base, view = sample_zero(base), sample_zero(view)
     start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if base.flags.c_contiguous:  # byte offset / itemsize is the C-order position: no sort of the base's offsets
+        return _offsets(view, start) // base.itemsize
     ob = _offsets(base, 0).reshape(-1)
     order = xp.argsort(ob, kind="stable")
     ordered = ob[order]
