@@ -161,8 +161,23 @@ _TORCH_NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.linalg",
 _rebound_globals: dict[int, dict | None] = {}
 
 
+def _dyngrad_wrapper_set_seed(op, *args, **kwargs):
+    """torch's test helper wrapper_set_seed on dyngrad's stream: seed 42 for the call, then the old state back.
+
+    OpInfo wrappers of random ops (dropout inside scaled_dot_product_attention, ...) call the helper so
+    that torch draws from seed 42; with this one dyngrad draws from the same seed, hence the same masks.
+    """
+    state = dyngrad.get_rng_state()
+    try:
+        dyngrad.manual_seed(42)
+        return op(*args, **kwargs)
+    finally:
+        dyngrad.set_rng_state(state)
+
+
 def _dyngrad_globals(module_globals: dict) -> dict | None:
-    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's (None: none there)."""
+    """A copy of a module's globals with torch's public namespaces replaced by dyngrad's (None: none there),
+    and torch's seeding helper ``wrapper_set_seed`` by one that seeds dyngrad."""
     key = id(module_globals)
     if key not in _rebound_globals:
         replaced = {}
@@ -170,6 +185,8 @@ def _dyngrad_globals(module_globals: dict) -> dict | None:
             if isinstance(value, types.ModuleType) and value.__name__ in _TORCH_NAMESPACES:
                 path = value.__name__.removeprefix("torch").lstrip(".")
                 replaced[name] = _lookup(dyngrad, path) if path else dyngrad
+            elif name == "wrapper_set_seed" and getattr(value, "__module__", "").startswith("torch.testing"):
+                replaced[name] = _dyngrad_wrapper_set_seed
         _rebound_globals[key] = {**module_globals, **replaced} if replaced else None
     return _rebound_globals[key]
 
