@@ -487,6 +487,8 @@ def _type_name(dtype) -> str:
 
 def _check_expandable(inp: Tensor, target) -> None:
     shape = inp._data.shape
+    if shape == target or (len(shape) == 1 and shape[0] == target[-1]):  # linear's bias: nothing to check
+        return
     if len(shape) > len(target) or any(
         s != 1 and s != t for s, t in zip(shape[::-1], tuple(target)[::-1])
     ):

@@ -18,6 +18,7 @@ import math
 
 from ... import _creation
 from ..._backend import xp
+from ..._ops.indexing import slice_view
 from ..._ops.rnn import lstm_layer
 from ..._ops.shape import cat, stack
 from ..._ops.shape_extras import unsafe_chunk
@@ -315,9 +316,9 @@ def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, revers
         for t in range(steps):
             n = sizes[t]
             if state[0].shape[0] > n:  # sequences n.. ended at step t - 1
-                done.append(tuple(s[n:] for s in state))
-                state = tuple(s[:n] for s in state)
-            x = data[offsets[t]:offsets[t + 1]]
+                done.append(tuple(slice_view(s, 0, n, s.shape[0]) for s in state))
+                state = tuple(slice_view(s, 0, 0, n) for s in state)
+            x = slice_view(data, 0, offsets[t], offsets[t + 1])  # x[a:b] (SliceBackward0), without parsing a key
             state = cell(x, state if is_lstm else state[0], *w)
             state = state if is_lstm else (state,)
             outs[t] = state[0]
@@ -330,7 +331,7 @@ def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, revers
             n = sizes[t]
             if state[0].shape[0] < n:  # sequences join at their last step, from the initial state
                 state = tuple(cat([s, s0[s.shape[0]:n]], 0) for s, s0 in zip(state, init_state))
-            x = data[offsets[t]:offsets[t + 1]]
+            x = slice_view(data, 0, offsets[t], offsets[t + 1])
             state = cell(x, state if is_lstm else state[0], *w)
             state = state if is_lstm else (state,)
             outs[t] = state[0]
