@@ -2,7 +2,11 @@
 
 M1: one epoch of a LeNet-style CNN on the digits' shapes (1,347 8x8 images, batch 32, Adam);
 M2: an LSTM language-model step (seq 35, batch 20, hidden 200, vocab 100, SGD);
-M3: a TransformerEncoderLayer step (seq 64, batch 16, d_model 128, 4 heads, Adam).
+M3: a TransformerEncoderLayer step (seq 64, batch 16, d_model 128, 4 heads, Adam);
+M4/M5: a causal TransformerDecoderLayer step (seq 64, batch 16, d_model 128, 8 heads, dim_feedforward 512,
+dropout 0, Adam), float32 / float64 (issue 12);
+M6/M7: an LSTM step on a packed batch (32 sequences of lengths 1..50, input 64, hidden 128:
+pack_padded_sequence -> LSTM -> pad_packed_sequence -> mean of squares -> backward -> SGD), float32 / float64.
 Weights are copied from one set of NumPy arrays into both libraries so the check compares the
 same computation.
 """
@@ -162,6 +166,113 @@ def tf_check(lib, d):
     return {"loss": _np(loss), "linear1.grad": _np(layer.linear1.weight.grad)}
 
 
+# ----------------------------------------------------------------------------- M4, M5: transformer decoder layer
+
+DEC_HEADS, DEC_FF = 8, 512
+
+
+def _decoder(lib, dtype):
+    layer = lib.nn.TransformerDecoderLayer(D_MODEL, nhead=DEC_HEADS, dim_feedforward=DEC_FF, dropout=0.0,
+                                           batch_first=True)
+    return layer.double() if dtype == np.float64 else layer
+
+
+def _dec_data(dtype):
+    def data(rng):
+        import torch
+
+        shape = (T_BATCH, T_SEQ, D_MODEL)
+        return {"tgt": rng.standard_normal(shape).astype(dtype), "memory": rng.standard_normal(shape).astype(dtype),
+                "w": [w.astype(dtype) for w in _weights_like(_decoder(torch, np.float32), rng)]}
+
+    return data
+
+
+def _dec_setup(lib, d):
+    dtype = d["tgt"].dtype.type
+    layer = _decoder(lib, dtype)
+    _copy_weights(lib, layer, d["w"])
+    mask = lib.nn.Transformer.generate_square_subsequent_mask(T_SEQ, dtype=lib.float64 if dtype == np.float64
+                                                              else lib.float32)
+    return layer, lib.optim.Adam(layer.parameters(), lr=1e-3), lib.tensor(d["tgt"]), lib.tensor(d["memory"]), mask
+
+
+def _dec_loss(layer, tgt, memory, mask):
+    return layer(tgt, memory, tgt_mask=mask, tgt_is_causal=True).square().mean()
+
+
+def dec_make(lib, d):
+    layer, opt, tgt, memory, mask = _dec_setup(lib, d)
+
+    def step():
+        opt.zero_grad()
+        _dec_loss(layer, tgt, memory, mask).backward()
+        opt.step()
+
+    return step, None
+
+
+def dec_check(lib, d):
+    layer, _, tgt, memory, mask = _dec_setup(lib, d)
+    loss = _dec_loss(layer, tgt, memory, mask)
+    loss.backward()
+    return {"loss": _np(loss), "self_attn.in_proj.grad": _np(layer.self_attn.in_proj_weight.grad),
+            "linear1.grad": _np(layer.linear1.weight.grad)}
+
+
+# ----------------------------------------------------------------------------- M6, M7: packed LSTM
+
+P_BATCH, P_MAXLEN, P_IN, P_HIDDEN = 32, 50, 64, 128
+
+
+def _packed_lstm(lib, dtype):
+    lstm = lib.nn.LSTM(P_IN, P_HIDDEN, batch_first=True)
+    return lstm.double() if dtype == np.float64 else lstm
+
+
+def _packed_data(dtype):
+    def data(rng):
+        import torch
+
+        lengths = np.sort(rng.integers(1, P_MAXLEN + 1, P_BATCH))[::-1].copy()
+        lengths[0] = P_MAXLEN
+        return {"x": rng.standard_normal((P_BATCH, P_MAXLEN, P_IN)).astype(dtype), "lengths": lengths.astype(np.int64),
+                "w": [w.astype(dtype) for w in _weights_like(_packed_lstm(torch, np.float32), rng)]}
+
+    return data
+
+
+def _packed_setup(lib, d):
+    lstm = _packed_lstm(lib, d["x"].dtype.type)
+    _copy_weights(lib, lstm, d["w"])
+    return lstm, lib.optim.SGD(lstm.parameters(), lr=0.1), lib.tensor(d["x"]), lib.tensor(d["lengths"])
+
+
+def _packed_loss(lib, lstm, x, lengths):
+    rnn = lib.nn.utils.rnn
+    out, _ = lstm(rnn.pack_padded_sequence(x, lengths, batch_first=True))
+    padded, _ = rnn.pad_packed_sequence(out, batch_first=True)
+    return padded.square().mean()
+
+
+def packed_make(lib, d):
+    lstm, opt, x, lengths = _packed_setup(lib, d)
+
+    def step():
+        opt.zero_grad()
+        _packed_loss(lib, lstm, x, lengths).backward()
+        opt.step()
+
+    return step, None
+
+
+def packed_check(lib, d):
+    lstm, _, x, lengths = _packed_setup(lib, d)
+    loss = _packed_loss(lib, lstm, x, lengths)
+    loss.backward()
+    return {"loss": _np(loss), "weight_hh.grad": _np(lstm.weight_hh_l0.grad), "bias_ih.grad": _np(lstm.bias_ih_l0.grad)}
+
+
 WORKLOADS = {
     w.key: w
     for w in (
@@ -171,5 +282,13 @@ WORKLOADS = {
                  rtol=1e-3, atol=1e-4),
         Workload("M3", "TransformerEncoderLayer step (seq 64, batch 16, d_model 128)", "step", 1, 2.0, tf_data,
                  tf_make, tf_check, rtol=1e-3, atol=1e-4),
+        Workload("M4", "TransformerDecoderLayer step, causal (seq 64, batch 16, d_model 128, 8 heads, ff 512) float32",
+                 "step", 1, 1.5, _dec_data(np.float32), dec_make, dec_check, rtol=1e-3, atol=1e-4),
+        Workload("M5", "TransformerDecoderLayer step, causal (seq 64, batch 16, d_model 128, 8 heads, ff 512) float64",
+                 "step", 1, 1.5, _dec_data(np.float64), dec_make, dec_check),
+        Workload("M6", "packed LSTM step (batch 32, lengths <= 50, input 64, hidden 128) float32", "step", 1, 1.5,
+                 _packed_data(np.float32), packed_make, packed_check, rtol=1e-3, atol=1e-4),
+        Workload("M7", "packed LSTM step (batch 32, lengths <= 50, input 64, hidden 128) float64", "step", 1, 1.5,
+                 _packed_data(np.float64), packed_make, packed_check),
     )
 }

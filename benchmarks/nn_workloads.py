@@ -9,7 +9,7 @@ with a fixed upstream gradient where the output is not a scalar, so the timing i
     .venv/bin/python benchmarks/nn_workloads.py --quick --only N2
 
 Hooking them into benchmarks/run.py is one line there: ``WORKLOADS`` here uses run.py's ``Workload``
-records with keys N1..N4, so ``all_wl = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS}`` (after
+records with keys N1..N8, so ``all_wl = {**workloads.WORKLOADS, **nn_workloads.WORKLOADS}`` (after
 ``import nn_workloads`` in ``_import_libs``) adds them to ``make bench``.
 """
 
@@ -128,8 +128,6 @@ def sm_check(lib, d):
     return {"out": _np(out), "z.grad": _np(z.grad)}
 
 
-# ----------------------------------------------------------------------------- registry
-
 # ----------------------------------------------------------------------------- N5, N6: indexing on 1M elements
 
 N5_SIZE = 1_000_000
@@ -178,6 +176,42 @@ def sa_check(lib, d):
     return {"scatter_add": _np(out), "src.grad": _np(src.grad)}
 
 
+# ----------------------------------------------------------------------------- N7, N8: scaled_dot_product_attention
+
+N7_SHAPE = dict(batch=16, heads=8, seq=128, head_dim=64)
+
+
+def _sdpa_data(dtype):
+    def data(rng):
+        b, h, s, e = (N7_SHAPE[n] for n in ("batch", "heads", "seq", "head_dim"))
+        return {k: rng.standard_normal((b, h, s, e)).astype(dtype) for k in ("q", "k", "v", "g")}
+
+    return data
+
+
+def _sdpa_leaves(lib, d):
+    return [lib.tensor(d[k], requires_grad=True) for k in ("q", "k", "v")], lib.tensor(d["g"])
+
+
+def sdpa_make(lib, d):
+    (q, k, v), g = _sdpa_leaves(lib, d)
+
+    def step():
+        q.grad = k.grad = v.grad = None
+        _F(lib).scaled_dot_product_attention(q, k, v).backward(g)
+
+    return step, None
+
+
+def sdpa_check(lib, d):
+    (q, k, v), g = _sdpa_leaves(lib, d)
+    out = _F(lib).scaled_dot_product_attention(q, k, v)
+    out.backward(g)
+    return {"out": _np(out), "q.grad": _np(q.grad), "k.grad": _np(k.grad), "v.grad": _np(v.grad)}
+
+
+# ----------------------------------------------------------------------------- registry
+
 WORKLOADS = {
     w.key: w
     for w in (
@@ -191,6 +225,10 @@ WORKLOADS = {
                  ix_make, ix_check, rtol=1e-4, atol=1e-4),
         Workload("N6", "scatter_add of 1M elements into 1000 bins, fwd+bwd", "iter", 1, 2.0, ix_data, sa_make,
                  sa_check, rtol=1e-3, atol=1e-4),
+        Workload("N7", "scaled_dot_product_attention (16, 8, 128, 64) float32, fwd+bwd", "iter", 1, 1.5,
+                 _sdpa_data(np.float32), sdpa_make, sdpa_check, rtol=1e-3, atol=1e-4),
+        Workload("N8", "scaled_dot_product_attention (16, 8, 128, 64) float64, fwd+bwd", "iter", 1, 1.5,
+                 _sdpa_data(np.float64), sdpa_make, sdpa_check),
     )
 }
 

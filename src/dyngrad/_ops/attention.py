@@ -102,15 +102,31 @@ def _repeat_heads(a, rep: int):
     return a if rep == 1 else xp.repeat(a, rep, axis=-3)
 
 
-def _bmm(a, b):
-    """a @ b over the last two dims of two arrays with equal batch dims, as one 3-D BLAS-friendly matmul.
+def _blasable(a):
+    """``a`` itself when BLAS can read its matrices (one of the last two dims has unit stride), else a copy."""
+    if a.ndim >= 2 and a.size and a.strides[-1] != a.itemsize and a.strides[-2] != a.itemsize:
+        return xp.ascontiguousarray(a)
+    return a
 
-    Each operand is made C-contiguous and its batch dims folded, so every product is one plain BLAS gemm
-    whatever the strides of the views it came from (the copies are cheap next to the products)."""
-    batch = a.shape[:-2]
-    a3 = xp.ascontiguousarray(a).reshape(-1, *a.shape[-2:])
-    b3 = xp.ascontiguousarray(b).reshape(-1, *b.shape[-2:])
-    return xp.matmul(a3, b3).reshape(*batch, a.shape[-2], b.shape[-1])
+
+def _bmm(a, b):
+    """a @ b over the last two dims of two arrays with equal batch dims (BLAS-readable operands)."""
+    return xp.matmul(_blasable(a), _blasable(b))
+
+
+def _softmax_rows_inplace(s):
+    """_safe_softmax over the last axis of ``s``, in place: exp(s - rowmax) / rowsum; all -inf rows give 0."""
+    m = s.max(axis=-1, keepdims=True)
+    dead = xp.isneginf(m)
+    if dead.any():
+        m[dead] = 0  # the row's exps are all 0; 0 * (1 / 1) = 0 below
+    s -= m
+    xp.exp(s, out=s)
+    d = s.sum(axis=-1, keepdims=True)
+    if dead.any():
+        d[dead] = 1
+    s *= 1 / d
+    return s
 
 
 def _probs(q, kr, mask, scale):
@@ -119,40 +135,94 @@ def _probs(q, kr, mask, scale):
     s *= q.dtype.type(scale)
     if mask is not None:
         s += mask
-    return _safe_softmax_array(s, -1)
+    return _softmax_rows_inplace(s)
+
+
+# Note [Attention in head blocks]
+# The (B, H, L, S) scores are the large array of attention: on the benchmark's shapes (16, 8, 128, 128)
+# they are 8 MB of float32, and each NumPy pass over them (scale, max, shift, exp, sum, normalise) reads
+# and writes main memory. The flash node therefore works on a few heads at a time, sized so that one
+# block of scores (about _BLOCK_BYTES) stays in the L2 cache from its product q k^T through the softmax
+# to its product with v (and, in backward, from dP = dO v^T to dQ and dK): each block is a handful of
+# batched BLAS calls, and the passes between them hit the cache. The probabilities P are kept for
+# backward (one array of the scores' size, while the graph lives), so backward does not recompute q k^T
+# and the softmax; torch's flash kernel keeps only the row log-sum-exps and recomputes P block by block.
+_BLOCK_BYTES = 256 << 10
+
+
+def _blocks(b: int, h: int, per_head: int):
+    """(batch index, head slice) pairs covering (b, h) with about _BLOCK_BYTES of scores each."""
+    hc = max(1, min(h, _BLOCK_BYTES // max(per_head, 1)))
+    return [(i, slice(j, min(j + hc, h))) for i in range(b) for j in range(0, h, hc)]
+
+
+def _mask_block(mask, i: int, hs: slice):
+    """The part of a 2-D or 4-D additive mask that block (batch i, heads hs) adds (broadcast dims stay 1)."""
+    if mask is None or mask.ndim == 2:
+        return mask
+    return mask[i if mask.shape[0] > 1 else 0, hs if mask.shape[1] > 1 else slice(None)]
 
 
 @register
 class ScaledDotProductFlashAttentionForCpuBackward0(Op):
     """The fused CPU attention of 4-D (B, H, L, E) query, (B, Hk, S, E) key and (B, Hk, S, Ev) value.
 
-    Params: the additive mask array (or None, already with the causal part), the scale, and the
-    head repeat factor H // Hk (``enable_gqa``). Gradients for q, k, v only (the mask has no edge).
+    Params: the additive mask array (or None, already with the causal part), the scale, the head
+    repeat factor H // Hk (``enable_gqa``) and a list that receives the probabilities P when a graph
+    is recorded (Note [Attention in head blocks]). Gradients for q, k, v only (the mask has no edge).
     """
 
     save_inputs = True
+    save_result = True
 
     @staticmethod
-    def forward(q, k, v, mask, scale, rep):
-        kr, vr = _repeat_heads(k, rep), _repeat_heads(v, rep)
-        p = _probs(q, kr, mask, scale)
-        return _bmm(p, vr)
+    def forward(q, k, v, mask, scale, rep, cache=None):
+        q, kr, vr = _blasable(q), _blasable(_repeat_heads(k, rep)), _blasable(_repeat_heads(v, rep))
+        b, h, L, _ = q.shape
+        S = kr.shape[-2]
+        out = xp.empty((b, h, L, vr.shape[-1]), dtype=q.dtype)
+        probs = xp.empty((b, h, L, S), dtype=q.dtype) if cache is not None else None
+        sc = q.dtype.type(scale)
+        kt = xp.swapaxes(kr, -1, -2)
+        for i, hs in _blocks(b, h, L * S * q.itemsize):
+            s = xp.matmul(q[i, hs], kt[i, hs], out=probs[i, hs] if probs is not None else None)
+            s *= sc
+            mb = _mask_block(mask, i, hs)
+            if mb is not None:
+                s += mb
+            _softmax_rows_inplace(s)
+            xp.matmul(s, vr[i, hs], out=out[i, hs])
+        if cache is not None:
+            cache[:] = [probs]
+        return out
 
     def backward_arrays(self, g):
-        """The same gradient on arrays (Note [Backward on arrays]): the plain backward() of a large attention."""
-        q, k, v = (t._data for t in self.saved())
-        mask, scale, rep = self._params
-        kr, vr = _repeat_heads(k, rep), _repeat_heads(v, rep)
-        p = _probs(q, kr, mask, scale)
-        dv = _bmm(xp.swapaxes(p, -1, -2), g)
-        ds = _bmm(g, xp.swapaxes(vr, -1, -2))
-        ds -= (ds * p).sum(axis=-1, keepdims=True)  # dP - rowsum(dP * P), then * P
-        ds *= p
+        """The gradient on arrays (Note [Backward on arrays]), by head blocks (Note [Attention in head blocks]).
+
+        dV = P^T dO; dS = P * (dO V^T - D) with D = rowsum(dO * O) (= rowsum(P * dO V^T), the flash
+        attention paper's form); dQ = dS K scale; dK = dS^T Q scale.
+        """
+        q, k, v, out = (t._data for t in self.saved())
+        mask, scale, rep, cache = self._params
+        # P from the forward, read once (a second backward through a retained graph recomputes it)
+        probs = cache.pop() if cache else _probs(q, _repeat_heads(k, rep), mask, scale)
+        q, kr, vr, g = _blasable(q), _blasable(_repeat_heads(k, rep)), _blasable(_repeat_heads(v, rep)), _blasable(g)
+        b, h, L, _ = q.shape
+        S = kr.shape[-2]
+        dtype = xp.result_type(q, g)
+        dq, dk, dv = (xp.empty(a.shape, dtype=dtype) for a in (q, kr, vr))
+        rowdot = xp.einsum("...i,...i->...", g, out)[..., None]  # D: (B, H, L, 1)
         sc = q.dtype.type(scale)
-        dq = _bmm(ds, kr)
-        dq *= sc
-        dk = _bmm(xp.swapaxes(ds, -1, -2), q)
-        dk *= sc
+        vt = xp.swapaxes(vr, -1, -2)
+        for i, hs in _blocks(b, h, L * S * q.itemsize):
+            p = probs[i, hs]
+            xp.matmul(xp.swapaxes(p, -1, -2), g[i, hs], out=dv[i, hs])
+            ds = xp.matmul(g[i, hs], vt[i, hs])
+            ds -= rowdot[i, hs]
+            ds *= p
+            ds *= sc
+            xp.matmul(ds, kr[i, hs], out=dq[i, hs])
+            xp.matmul(xp.swapaxes(ds, -1, -2), q[i, hs], out=dk[i, hs])
         if rep > 1:
             dk = dk.reshape(k.shape[0], k.shape[1], rep, *dk.shape[2:]).sum(2)
             dv = dv.reshape(v.shape[0], v.shape[1], rep, *dv.shape[2:]).sum(2)
@@ -162,7 +232,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         if _state.enabled:  # create_graph=True: torch records a node that refuses a second derivative
             with no_grad():
                 grads = self._grads(g)
-            q, k, v = self.saved()
+            q, k, v = self.saved()[:3]
             wanted = [i for i, (fn, _) in enumerate(self.next_functions) if fn is not None]
             outs = apply_multi(_FlashBackwardNotImplemented, (q, k, v, g),
                                (tuple(grads[i]._data for i in wanted),))
@@ -173,8 +243,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         return self._grads(g)
 
     def _grads(self, g):
-        q, k, v = self.saved()
-        mask, scale, rep = self._params
+        q, k, v = self.saved()[:3]
+        mask, scale, rep, _ = self._params
         kr = sh.repeat_interleave(k, rep, dim=-3) if rep > 1 else k
         vr = sh.repeat_interleave(v, rep, dim=-3) if rep > 1 else v
         s = apply(MulBackward1, (mm.matmul(q, kr.transpose(-1, -2)),), (scale,))
@@ -299,8 +369,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if mask is not None:
             broadcast_shape((b, h, L, S), mask.shape)  # torch's broadcasting error for a bad mask
         add = _additive_mask(mask, query._data.dtype, is_causal, L, S)
+        record = _state.enabled and (query.requires_grad or key.requires_grad or value.requires_grad)
         return apply(ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value),
-                     (add, sc, h // key.size(1)))
+                     (add, sc, h // key.size(1), [] if record else None))
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 

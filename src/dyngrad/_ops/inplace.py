@@ -336,6 +336,8 @@ def view_positions(base, view):
 
         base, view = sample_zero(base), sample_zero(view)
     start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if base.flags.c_contiguous:  # byte offset / itemsize is the C-order position: no sort of the base's offsets
+        return _offsets(view, start) // base.itemsize
     ob = _offsets(base, 0).reshape(-1)
     order = xp.argsort(ob, kind="stable")
     ordered = ob[order]
@@ -416,7 +418,11 @@ def _inplace_on_view(t: Tensor, compute, args) -> Tensor:
     """In-place op on a view in grad mode: see Note [In-place on a view]."""
     base = t._base
     positions = view_positions(base._data, t._data)
-    old_base = wrap(base._data.copy(), base._requires_grad, base._grad_fn)
+    # old_base stands for the base before the change: its graph edge, and the values old_view gathers
+    # below, before anything is written. Nothing saves it, so on plain arrays it may share the base's
+    # memory (no copy of the whole base per in-place op on a slice of it).
+    data = base._data
+    old_base = wrap(data if type(data) is xp.ndarray else data.copy(), base._requires_grad, base._grad_fn)
     old_base._output_nr = base._output_nr
     old_base._fw_grad = base._fw_grad
     old_view = apply(AsStridedBackward0, (old_base,), (positions, base._data.shape))

@@ -431,6 +431,22 @@ class _AddProduct(Op):
         g2 = _scaled(mul(conj(m1.mT), g), alpha) if self.needs_input_grad(2) else None
         return gi, g1, g2
 
+    def backward_arrays(self, g):
+        """The same formulas on arrays (Note [Backward on arrays]); the engine sums gi to input's shape."""
+        if g.dtype.kind == "c":
+            return self.backward(wrap(g))
+        _, m1, m2 = self.saved()
+        beta, alpha = self._params
+        gi = wrap(g if beta == 1 else g * beta) if self.needs_input_grad(0) else None
+        g1 = g2 = None
+        if self.needs_input_grad(1):
+            g1 = xp.matmul(g, xp.swapaxes(m2._data, -1, -2))
+            g1 = wrap(g1 if alpha == 1 else g1 * alpha)
+        if self.needs_input_grad(2):
+            g2 = xp.matmul(xp.swapaxes(m1._data, -1, -2), g)
+            g2 = wrap(g2 if alpha == 1 else g2 * alpha)
+        return gi, g1, g2
+
 
 @register
 class AddmmBackward0(_AddProduct):
@@ -471,6 +487,8 @@ def _type_name(dtype) -> str:
 
 def _check_expandable(inp: Tensor, target) -> None:
     shape = inp._data.shape
+    if shape == target or (len(shape) == 1 and shape[0] == target[-1]):  # linear's bias: nothing to check
+        return
     if len(shape) > len(target) or any(
         s != 1 and s != t for s, t in zip(shape[::-1], tuple(target)[::-1])
     ):

@@ -998,6 +998,10 @@ class _SplitOp(Op):
         return tuple(outs)
 
     def backward(self, *grads):
+        if not _grad_state.enabled:  # a plain backward: one concatenate on arrays (Note [Backward on arrays])
+            arrays = [g._data for g in grads]
+            if all(a.dtype == arrays[0].dtype for a in arrays):
+                return (wrap(xp.concatenate(arrays, axis=self._params[0])),)
         return (cat(grads, self._params[0]),)
 
 

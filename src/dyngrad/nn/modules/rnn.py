@@ -18,8 +18,10 @@ import math
 
 from ... import _creation
 from ..._backend import xp
+from ..._ops.indexing import slice_view
 from ..._ops.rnn import lstm_layer
 from ..._ops.shape import cat, stack
+from ..._ops.shape_extras import unsafe_chunk
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -57,6 +59,16 @@ def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
 
 
 _CELLS = {"RNN_TANH": _rnn_tanh_cell, "RNN_RELU": _rnn_relu_cell, "LSTM": _lstm_cell, "GRU": _gru_cell}
+
+
+def _lstm_cell_projected(x_proj, state, w_hh, b_hh):
+    """aten's LSTMCell with its input projection precomputed (``pre_compute_input``): the gates are
+    linear_hh(h) + x_proj (AddBackward0), cut by unsafe_chunk (UnsafeSplitBackward0), as torch's graph."""
+    h, c = state
+    gates = F.linear(h, w_hh, b_hh) + x_proj
+    i, f, g, o = unsafe_chunk(gates, 4, 1)
+    c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c_next.tanh(), c_next
 
 
 class RNNBase(Module):
@@ -285,18 +297,28 @@ class RNNBase(Module):
 
 
 def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, reverse):
-    """One layer and direction over packed rows: (packed outputs, final state per sequence in sorted order)."""
+    """One layer and direction over packed rows: (packed outputs, final state per sequence in sorted order).
+
+    An LSTM projects every packed row by W_ih first (one AddmmBackward0 over all rows), and each step reads
+    its rows of that projection (SliceBackward0), as aten's packed LSTM layer: one small product per step
+    instead of two, and torch's graph.
+    """
     steps = len(sizes)
     outs = [None] * steps
+    if is_lstm:
+        w_ih, w_hh, b_ih, b_hh = w
+        proj = F.linear(data, w_ih, b_ih)
+        data, w = proj, (w_hh, b_hh)
+        cell = _lstm_cell_projected
     if not reverse:
         state = init_state
         done = []  # final states of sequences that ended, latest first
         for t in range(steps):
             n = sizes[t]
             if state[0].shape[0] > n:  # sequences n.. ended at step t - 1
-                done.append(tuple(s[n:] for s in state))
-                state = tuple(s[:n] for s in state)
-            x = data[offsets[t]:offsets[t + 1]]
+                done.append(tuple(slice_view(s, 0, n, s.shape[0]) for s in state))
+                state = tuple(slice_view(s, 0, 0, n) for s in state)
+            x = slice_view(data, 0, offsets[t], offsets[t + 1])  # x[a:b] (SliceBackward0), without parsing a key
             state = cell(x, state if is_lstm else state[0], *w)
             state = state if is_lstm else (state,)
             outs[t] = state[0]
@@ -309,7 +331,7 @@ def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, revers
             n = sizes[t]
             if state[0].shape[0] < n:  # sequences join at their last step, from the initial state
                 state = tuple(cat([s, s0[s.shape[0]:n]], 0) for s, s0 in zip(state, init_state))
-            x = data[offsets[t]:offsets[t + 1]]
+            x = slice_view(data, 0, offsets[t], offsets[t + 1])
             state = cell(x, state if is_lstm else state[0], *w)
             state = state if is_lstm else (state,)
             outs[t] = state[0]
