@@ -36,6 +36,7 @@ from ._creation import (
     zeros_like,
 )
 from ._dtype import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,

@@ -249,7 +249,7 @@ def random_default(g: MT19937Stream, n: int, npd) -> np.ndarray:
     npd = np.dtype(npd)
     if npd == np.bool_:
         return (g.words(n) & np.uint32(1)).astype(np.bool_)
-    if npd.kind == "f":
+    if npd.kind in "fV":
         mod = (1 << _DIGITS[npd]) + 1
         words = g.words64(n) if npd == _f64 else g.words(n).astype(np.uint64)
         return (words % np.uint64(mod)).astype(npd)

@@ -226,7 +226,7 @@ def _called_by_user() -> bool:
 
 
 def _is_float_np(npd) -> bool:
-    return npd.kind in "fc"
+    return npd.kind in "fcV" or (npd.kind == "V" and npd == _dtype.BF16_NP)
 
 
 class Tensor:
@@ -418,7 +418,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return _dtype.is_float_np(self._data.dtype)
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -485,6 +485,8 @@ class Tensor:
             raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self._requires_grad and _state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":  # bfloat16: torch has no NumPy dtype for it
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if not force:
             if self._is_conj:
                 raise RuntimeError(
@@ -572,7 +574,7 @@ class Tensor:
 
         d = self.dtype
         npd = self._data.dtype
-        default = (
+        default = npd.kind != "V" and (  # ("V": bfloat16, never implicit)
             npd == _dtype.get_default_dtype().np
             or npd == _dtype.int64.np
             or npd == _dtype.bool.np
@@ -723,7 +725,7 @@ def _warn_scalar_of_requires_grad() -> None:
 
 # the C++ type names torch prints for element types
 _C_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
     "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }

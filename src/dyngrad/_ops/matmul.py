@@ -126,6 +126,7 @@ _C_TYPE_NAMES = {
     "float32": "float",
     "float64": "double",
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "int64": "long int",
     "int32": "int",
     "int16": "short int",
@@ -200,7 +201,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     Raises:
         RuntimeError: a non-float x, or x and y of different dtypes (torch's texts); broadcast errors.
     """
-    if x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fcV":
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(

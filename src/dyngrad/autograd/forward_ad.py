@@ -27,14 +27,21 @@ class _State:
     level = -1  # the innermost active level, -1 when none
     dual = False  # a dual level is entered (and tangents are not being computed right now)
     batching = False  # a vmap (or a backward through values batched by one) is running: _batching/context.py
-    active = False  # read by _ops/registry.apply: dual or batching, so plain code checks one flag
+    bf16 = False  # a bfloat16 dtype has been used: ops may meet bfloat16 arrays (Note [bfloat16 compute])
+    active = False  # read by _ops/registry.apply: dual, batching or bf16, so plain code checks one flag
 
 
 STATE = _State()
 
 
 def _refresh() -> None:
-    STATE.active = STATE.dual or STATE.batching
+    STATE.active = STATE.dual or STATE.batching or STATE.bf16
+
+
+def enable_bf16() -> None:
+    """Send ops through registry's slow path from now on, where bfloat16 arrays are computed in float32."""
+    STATE.bf16 = True
+    _refresh()
 
 
 def set_batching(on: bool) -> None:
@@ -157,7 +164,7 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
     prev_dual = suspend_dual()
     try:
         for t in inputs:
-            if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
+            if isinstance(t, Tensor) and t._data.dtype.kind in "fcV":
                 keep = differentiable and t._requires_grad
                 # an alias of each input that has a graph: the gradient captured there is the partial derivative,
                 # not also what reaches that input through another one (``r / x`` with ``r = x.prod()``)
@@ -216,5 +223,5 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
 
 def attach(outputs, tangents) -> None:
     for o, t in zip(outputs, tangents):
-        if t is not None and o._data.dtype.kind in "fc":
+        if t is not None and o._data.dtype.kind in "fcV":
             _register(o, t)
