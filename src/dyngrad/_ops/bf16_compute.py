@@ -54,6 +54,8 @@ def _round_number(value):
 
 
 _ROUNDS_NUMBERS = ("AddBackward", "SubBackward", "RsubBackward")
+# normalizations whose result has the input's dtype when their weight/bias are float32 (aten's mixed type)
+_FOLLOWS_INPUT = frozenset(("NativeLayerNormBackward0", "NativeBatchNormBackward0", "NativeGroupNormBackward0"))
 
 
 def _log_softmax_bf16(a, axis, cache=None):
@@ -85,6 +87,9 @@ def _to_compute(op, arrays, params):
             a = _round_number(a)
         up.append(a)
     explicit_dtype = any(isinstance(p, (np.dtype, _dtype.dtype)) for p in params)
+    if op.__name__ in _FOLLOWS_INPUT:  # float32 parameters of a bfloat16 input ("mixed type"): the input's dtype
+        first = arrays[0]
+        return up, type(first) is _ndarray and first.dtype == bf16
     return up, not (other_float or explicit_dtype)
 
 

@@ -19,7 +19,9 @@ import warnings
 from .._backend import generator, xp
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
+from ..autograd.forward_ad import STATE as _fw
 from ..autograd.grad_mode import is_grad_enabled
+from . import autocast_policy
 from . import matmul as _products
 from . import pointwise as pw
 from . import reduction as red
@@ -313,6 +315,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     to 2-D, addmm, viewed back (ViewBackward0); otherwise matmul (MmBackward0 /
     UnsafeViewBackward0 / ...) followed by an add of the bias (AddBackward0).
     """
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, weight, bias = autocast_policy.lower_precision_args(input, weight, bias)
     nd = input._data.ndim
     if bias is not None and nd == 2:
         return _products.addmm(bias, input, weight.t())
@@ -540,6 +544,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     channel-count mismatch, a 0-d input with several weights or a weight of 2+ dims, and
     NotImplementedError for integer inputs.
     """
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, weight = autocast_policy.lower_precision_args(input, weight)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
     a, w = input._data, weight._data

@@ -226,8 +226,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
     if a.dtype.kind not in "fV":
         raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_name(a)}\'')
-    # a half input may take float32 parameters (aten's "mixed type"); other mixes are errors
-    allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 else (a.dtype,)
+    # a half or bfloat16 input may take float32 parameters (aten's "mixed type"); other mixes are errors
+    allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 or a.dtype.kind == "V" else (a.dtype,)  # (V: bfloat16)
     if any(t is not None and t._data.dtype not in allowed for _, t in named):
         if a.dtype == xp.float32:
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")

@@ -29,6 +29,7 @@ from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
+from . import autocast_policy as _autocast
 from . import bf16_compute as _bf16
 
 _new = object.__new__
@@ -293,6 +294,10 @@ def _special(op, inputs, params, arrays) -> Tensor:
     (_batching/dispatch.py), dual inputs get their tangents, anything else takes the plain path."""
     if _fw.batching:
         return _batching_dispatch.batched_apply(op, inputs, params, arrays)
+    if _fw.autocast:  # Note [CPU autocast]: the op's inputs cast by its policy (recorded ToCopyBackward0 nodes)
+        cast = _autocast.cast_inputs(op, inputs)
+        if cast is not None:
+            inputs, arrays = cast, None
     if _fw.dual and _fw_ad.has_tangent(inputs):
         return _with_tangent(op, inputs, params, arrays)
     _fw.active = False

@@ -28,14 +28,15 @@ class _State:
     dual = False  # a dual level is entered (and tangents are not being computed right now)
     batching = False  # a vmap (or a backward through values batched by one) is running: _batching/context.py
     bf16 = False  # a bfloat16 dtype has been used: ops may meet bfloat16 arrays (Note [bfloat16 compute])
-    active = False  # read by _ops/registry.apply: dual, batching or bf16, so plain code checks one flag
+    autocast = False  # an enabled torch.autocast("cpu") region is active (Note [CPU autocast])
+    active = False  # read by _ops/registry.apply: dual, batching, bf16 or autocast, so plain code checks one flag
 
 
 STATE = _State()
 
 
 def _refresh() -> None:
-    STATE.active = STATE.dual or STATE.batching or STATE.bf16
+    STATE.active = STATE.dual or STATE.batching or STATE.bf16 or STATE.autocast
 
 
 def enable_bf16() -> None:
