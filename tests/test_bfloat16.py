@@ -244,3 +244,37 @@ def test_checkpoints_round_trip_with_torch(tmp_path):
     back = torch.load(tmp_path / "d.pt")
     assert back["w"].dtype == torch.bfloat16
     np.testing.assert_array_equal(_f32(back["w"]), _f32(torch.tensor(values, dtype=torch.bfloat16)[1:]))
+
+
+def test_without_ml_dtypes_the_dtype_exists_and_tensors_name_the_extra():
+    """Run in a fresh interpreter where ml_dtypes cannot be imported: torch.bfloat16 still prints, promotes and has
+    torch's finfo; making a tensor of it raises a RuntimeError naming the extra."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import dyngrad\n"
+        "print(repr(dyngrad.bfloat16), dyngrad.promote_types(dyngrad.bfloat16, dyngrad.float16),"
+        " dyngrad.bfloat16.is_floating_point, dyngrad.bfloat16.itemsize)\n"
+        "print(repr(dyngrad.finfo(dyngrad.bfloat16)))\n"
+        "for make in (lambda: dyngrad.zeros(2, dtype=dyngrad.bfloat16), lambda: dyngrad.ones(2).bfloat16(),\n"
+        "             lambda: dyngrad.autocast('cpu').__enter__()):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except RuntimeError as e:\n"
+        "        print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "torch.bfloat16 torch.float32 True 2"
+    assert out[1] == repr(torch.finfo(torch.bfloat16))
+    assert out[2:] == [dyngrad._dtype.NO_BFLOAT16] * 3
+    assert "pip install 'dyngrad[bfloat16]'" in out[2]
+
+
+def test_dtype_objects_in_checkpoints_and_type_names(tmp_path):
+    torch.save({"dt": torch.bfloat16, "w": torch.ones(2).bfloat16()}, tmp_path / "dt.pt")
+    loaded = dyngrad.load(tmp_path / "dt.pt")
+    assert loaded["dt"] is dyngrad.bfloat16
+    d, t = dyngrad.ones(2).type("torch.BFloat16Tensor"), torch.ones(2).type("torch.BFloat16Tensor")
+    assert repr(d.dtype) == repr(t.dtype) and d.type() == t.type() == "torch.BFloat16Tensor"
