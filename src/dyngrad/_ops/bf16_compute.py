@@ -8,8 +8,8 @@ forwards are NumPy code of several steps (a sigmoid is an exp, an add and a divi
 a bfloat16 dtype has been used (``forward_ad.STATE.bf16``, a sticky flag that sends ops to registry's slow
 path and costs nothing to programs that never use bfloat16), an op with a bfloat16 input array:
 
-- runs as it is when it only moves data (a view must stay a view of its input): the shape and indexing
-  ops, casts, and any op seen to return a view of an input the first time it ran on bfloat16;
+- runs as it is when it only moves data (a view must stay a view of its input): the shape, indexing, copy
+  and complex-view ops, casts, and the other ops whose result is made a view (``_VIEW_OPS``);
 - otherwise gets its bfloat16 arrays as float32 (exact: every bfloat16 is a float32). A Python number stays
   a float32 number, as torch's mul/div kernels take it, except in add and sub, whose kernels see it rounded
   to bfloat16 first (found by comparing with torch: ``x - 0.3`` differs otherwise in a third of the values);
@@ -35,14 +35,9 @@ _DATA_MOVEMENT_MODULES = frozenset(
     "dyngrad._ops." + m
     for m in ("shape", "shape_extras", "indexing", "indexing_extra", "copies", "broadcast", "inplace", "complex")
 )
+# the view ops defined elsewhere (every op whose result _mark_view makes a view of its input)
+_VIEW_OPS = frozenset(("_Frames", "ReshapeAliasBackward0"))
 _runs_as_is: dict = {}  # op class -> whether it runs on bfloat16 arrays unchanged
-
-
-def _is_view_of(out, arrays) -> bool:
-    base = out.base if type(out) is _ndarray else None
-    if base is None:
-        return False
-    return any(type(a) is _ndarray and np.shares_memory(out, a) for a in arrays)
 
 
 def _round_number(value):
@@ -112,17 +107,7 @@ def compute(op, arrays, params, run):
     op's forward, whose result (an array or a tuple of arrays) is returned, rounded as the note says."""
     as_is = _runs_as_is.get(op)
     if as_is is None:
-        if op.__module__ in _DATA_MOVEMENT_MODULES:
-            as_is = _runs_as_is[op] = True
-        else:  # first bfloat16 call: run as it is once to see whether the op makes views
-            try:
-                out = run(arrays)
-            except Exception:  # noqa: BLE001 - NumPy may lack a bfloat16 loop: the float32 path decides
-                out = None
-            outs = out if type(out) is tuple else (out,)
-            as_is = _runs_as_is[op] = any(_is_view_of(o, arrays) for o in outs)
-            if as_is:
-                return out
+        as_is = _runs_as_is[op] = op.__module__ in _DATA_MOVEMENT_MODULES or op.__name__ in _VIEW_OPS
     if as_is:
         return run(arrays)
     up, round_back = _to_compute(op, arrays, params)
