@@ -136,6 +136,7 @@ def test_tolist_item_and_numpy_match_torch():
     assert d.tolist() == t.tolist()
     assert d[1].item() == t[1].item() and type(d[1].item()) is type(t[1].item())
     same_error(lambda: d.numpy(), lambda: t.numpy())
+    same_error(lambda: np.asarray(d), lambda: np.asarray(t))
     with pytest.raises(TypeError, match="Got unsupported ScalarType BFloat16"):
         t.numpy()
 
@@ -278,3 +279,14 @@ def test_dtype_objects_in_checkpoints_and_type_names(tmp_path):
     assert loaded["dt"] is dyngrad.bfloat16
     d, t = dyngrad.ones(2).type("torch.BFloat16Tensor"), torch.ones(2).type("torch.BFloat16Tensor")
     assert repr(d.dtype) == repr(t.dtype) and d.type() == t.type() == "torch.BFloat16Tensor"
+
+
+def test_assert_close_on_bfloat16_as_torch():
+    def program(lib, shift):
+        a = lib.tensor([1.0, 2.0]).bfloat16()
+        lib.testing.assert_close(a, lib.tensor([1.001, 2.0]).bfloat16() + shift)
+        lib.testing.assert_close(a, lib.tensor([1.001, 2.0]), check_dtype=False)
+        return True
+
+    for shift in (0.0, 0.1):
+        assert same_error(lambda: program(dyngrad, shift), lambda: program(torch, shift)) in ((True, True), (None, None))

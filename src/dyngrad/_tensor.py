@@ -503,6 +503,8 @@ class Tensor:
 
         if self._requires_grad and _state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":  # bfloat16, as Tensor.numpy
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __len__(self) -> int:
