@@ -378,6 +378,8 @@ def _error(e: BaseException) -> str:
 
 
 def _to_numpy(t):
+    if repr(t.dtype) == "torch.bfloat16":  # no NumPy bfloat16 for either library: compare as float32 (exact)
+        t = t.float()
     if isinstance(t, dyngrad.Tensor):
         return t.detach().numpy(force=True)  # a tensor with the conjugate bit too
     return t.detach().numpy(force=True)  # force: conjugate/negative views and ZeroTensors too

@@ -36,6 +36,7 @@ from ._creation import (
     zeros_like,
 )
 from ._dtype import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,
@@ -129,6 +130,7 @@ from ._runtime import (  # noqa: E402  (the switches scripts set in their first 
     set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms,
 )
 from ._runtime import get_num_interop_threads, is_autocast_enabled, set_num_interop_threads  # noqa: E402
+from ._runtime import get_autocast_dtype, set_autocast_dtype  # noqa: E402,F401
 from . import amp, cpu  # noqa: E402,F401  (torch.amp.GradScaler, torch.cpu.amp)
 
 _tensor_methods.install()

@@ -152,7 +152,7 @@ def _unpack_double(x) -> float:
 def _leaf_converter(npd):
     """torch's store_scalar for one element of dtype ``npd``: a function Python object -> Python value."""
     kind = npd.kind
-    if kind == "f":
+    if kind in "fV":
         return _unpack_double
     if kind == "c":
         return complex
@@ -210,7 +210,7 @@ def _store(obj, sizes, npd):
             store(x, dim + 1)
 
     store(obj, 0)
-    if npd.kind == "f":
+    if npd.kind in "fV":
         return _cast_float(xp.array(flat, dtype=xp.float64), npd).reshape(sizes)
     if npd.kind in "iu":
         return xp.array(flat, dtype=xp.int64).astype(npd).reshape(sizes)
@@ -237,7 +237,7 @@ def _checked_cast(arr, npd):
         return None  # _store raises torch's TypeError
     if kind in "iu":
         info = xp.iinfo(npd)
-        if src.kind == "f":
+        if src.kind in "fV":
             # Python ints mixed with floats became floats here (losing precision, and their own
             # overflow rule), so any doubtful value is checked element by element by _store.
             if (~((arr >= info.min) & (arr <= info.max)) | (xp.abs(arr) > 2**53)).any():
@@ -250,7 +250,7 @@ def _checked_cast(arr, npd):
         if bad is not None and bad.any():
             raise _overflow_error(npd)
         return arr.astype(npd)
-    if kind == "f":
+    if kind in "fV":
         return _cast_float(arr, npd)
     return arr.astype(npd)
 
@@ -283,7 +283,7 @@ def to_array(data, dtype=None):
             arr = xp.array(data)
         except Exception:  # noqa: BLE001 - ragged data, tensors requiring grad...: _store raises torch's error
             arr = None
-        if arr is not None and arr.shape == tuple(sizes) and arr.dtype.kind in "biufc" and arr.dtype != xp.uint64:
+        if arr is not None and arr.shape == tuple(sizes) and arr.dtype.kind in "biufcV" and arr.dtype != xp.uint64:
             out = _checked_cast(arr, npd)
             if out is not None:
                 return out
@@ -294,7 +294,7 @@ def _finish(arr, requires_grad: bool) -> Tensor:
     """Wrap a new array as a leaf; ``requires_grad`` only for floating/complex dtypes (torch's factory check)."""
     t = wrap(arr)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError(FLOAT_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -437,7 +437,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: 
 # ------------------------------------------------------------------ full
 _C_TYPE_NAMES = {
     "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-    "float16": "c10::Half", "float32": "float", "float64": "double",
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }
 
@@ -468,7 +468,7 @@ def _fill_value(value, npd):
         if value.imag != 0:
             raise error
         value = value.real
-    if kind == "f":
+    if kind in "fV":
         if isinstance(value, int) and not isinstance(value, builtins.bool):
             value = float(value)
         if math.isinf(value) or math.isnan(value):
@@ -567,7 +567,7 @@ def _from_real(values, shape, npd):
 
 
 def _uniform(g, shape, npd, low=0.0, high=1.0):
-    if npd.kind not in "fc":
+    if npd.kind not in "fcV":
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     real, k = _real_view(npd)
     n = math.prod(shape) * k
@@ -575,7 +575,7 @@ def _uniform(g, shape, npd, low=0.0, high=1.0):
 
 
 def _normal(g, shape, npd, mean=0.0, std=1.0, contiguous=True):
-    if npd.kind not in "fc":
+    if npd.kind not in "fcV":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     real, k = _real_view(npd)
     if k == 2:  # torch: each part with variance std**2 / 2
@@ -750,7 +750,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         npd = xp.dtype(xp.int64)
     else:
         npd = _dtype.default_float_np()
-    if npd.kind not in "iuf":
+    if npd.kind not in "iufV":
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     fstart, fend, fstep = (float(v) for v in vals)
     if npd.kind in "iu":
@@ -806,11 +806,11 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
             raise RuntimeError(f"torch.linspace(): inferred dtype {cpp} can't be safely cast to passed dtype "
                                f"{_dtype.scalar_type_name(_dtype.to_numpy(dtype))}")
     npd = _float_dtype(dtype)
-    if npd.kind not in "iufc":
+    if npd.kind not in "iufcV":
         raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
-    if npd.kind in "fc":  # (complex: the same two halves, in complex arithmetic)
+    if npd.kind in "fcV":  # (complex: the same two halves, in complex arithmetic)
         s, e = npd.type(start), npd.type(end)
         step = (e - s) / npd.type(steps - 1)
         idx = xp.arange(steps)

@@ -8,6 +8,8 @@ scalars); a lower group only changes the result when it brings a higher category
 
 from __future__ import annotations
 
+import builtins as _builtins  # (the names float/int/bool are shadowed below)
+
 import numpy as np
 
 from ._batching.array import BatchedArray as _BatchedArray  # a vmapped tensor's data (dyngrad.func.vmap)
@@ -21,9 +23,9 @@ class dtype:
     def __init__(self, name: str, np_dtype) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
+        self.is_floating_point = self.np.kind in "fV"
         self.is_complex = self.np.kind == "c"
-        self.is_signed = self.np.kind in "fic"
+        self.is_signed = self.np.kind in "ficV"
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
@@ -85,10 +87,71 @@ class _ComplexHalf(dtype):
 
 complex32 = chalf = _ComplexHalf()
 
+
+# Note [bfloat16]
+# NumPy has no bfloat16; the optional ``ml_dtypes`` package (``pip install dyngrad[bfloat16]``, the package JAX
+# uses) adds one as a NumPy dtype. With it, torch.bfloat16 tensors hold ``ml_dtypes.bfloat16`` arrays and their
+# ops compute in float32 and round the result once, as torch's CPU kernels do (see _ops/registry._bf16_apply).
+# Its NumPy kind is "V" (not "f"): code that asks whether an array is floating must use ``is_float_np``.
+# Without ml_dtypes, torch.bfloat16 still exists (prints, pickles, promotes, finfo), but making a tensor of it
+# raises a RuntimeError naming the extra, as complex32 does.
+NO_BFLOAT16 = (
+    "dyngrad's bfloat16 tensors need the ml_dtypes package (NumPy has no bfloat16): "
+    "pip install 'dyngrad[bfloat16]' (or pip install ml_dtypes)"
+)
+
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # the optional extra is not installed
+    _ml_dtypes = None
+
+
+class _BFloat16(dtype):
+    """torch.bfloat16: 1 sign, 8 exponent and 7 mantissa bits, over ``ml_dtypes.bfloat16`` (Note [bfloat16])."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:
+        self.name = "bfloat16"
+        self._np = None if _ml_dtypes is None else np.dtype(_ml_dtypes.bfloat16)
+        self.is_floating_point = True
+        self.is_complex = False
+        self.is_signed = True
+        self.itemsize = 2
+
+    @property
+    def np(self):
+        """ml_dtypes' bfloat16; asking for it (to make a tensor) turns on dyngrad's bfloat16 compute path."""
+        if self._np is None:
+            raise RuntimeError(NO_BFLOAT16)
+        if not _bf16_in_use[0]:
+            from .autograd import forward_ad
+
+            forward_ad.enable_bf16()
+            _bf16_in_use[0] = True
+        return self._np
+
+    def to_complex(self) -> dtype:
+        return complex64
+
+
+_bf16_in_use = [False]
+bfloat16 = _BFloat16()
+BF16_NP = bfloat16._np  # the NumPy dtype of bfloat16 arrays, None without ml_dtypes
+
 ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in ALL}
 _NAMES = {d.name: d for d in ALL}
 _NAMES["complex32"] = complex32
+_NAMES["bfloat16"] = bfloat16
+if BF16_NP is not None:
+    _FROM_NP[BF16_NP] = bfloat16
+    ALL = ALL + (bfloat16,)
+
+
+def is_float_np(npd) -> _builtins.bool:
+    """Whether a NumPy dtype is a real floating one, bfloat16 (kind "V") included."""
+    return npd.kind in "fV" or (npd.kind == "V" and npd == BF16_NP)
 
 
 def _by_name(name: str) -> dtype:
@@ -96,7 +159,7 @@ def _by_name(name: str) -> dtype:
 
 
 _NUMPY_TYPES_ERROR = (
-    "can't convert np.ndarray of type numpy.{}. The only supported types are: float64, float32, float16, "
+    "can't convert np.ndarray of type {module}.{}. The only supported types are: float64, float32, float16, "
     "complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
 )
 
@@ -110,12 +173,16 @@ def from_numpy(np_dtype) -> dtype:
         try:
             return _FROM_NP[npd]
         except KeyError:
-            raise TypeError(_NUMPY_TYPES_ERROR.format(npd.type.__name__)) from None
+            raise TypeError(_NUMPY_TYPES_ERROR.format(npd.type.__name__, module=npd.type.__module__)) from None
 
 
 def check_numpy(np_dtype) -> np.dtype:
-    """Return ``np_dtype`` if dyngrad has it (the dtype of an array or NumPy scalar), else raise torch's TypeError."""
-    return from_numpy(np_dtype).np
+    """Return ``np_dtype`` if torch accepts it from NumPy (the dtype of an array or NumPy scalar), else raise torch's
+    TypeError; torch refuses ml_dtypes' bfloat16 arrays too (it has no NumPy bfloat16)."""
+    d = from_numpy(np_dtype)
+    if d is bfloat16:
+        raise TypeError(_NUMPY_TYPES_ERROR.format("bfloat16", module=d.np.type.__module__))
+    return d.np
 
 
 def to_numpy(d) -> np.dtype:
@@ -140,7 +207,7 @@ def to_numpy(d) -> np.dtype:
 _SCALAR_TYPE_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble", "complex32": "ComplexHalf",
+    "complex128": "ComplexDouble", "complex32": "ComplexHalf", "bfloat16": "BFloat16",
 }
 
 
@@ -148,7 +215,6 @@ def scalar_type_name(np_dtype) -> str:
     return _SCALAR_TYPE_NAMES[from_numpy(np_dtype).name]
 
 
-import builtins as _builtins  # noqa: E402  (the names float/int/bool are shadowed above)
 
 builtins_float, builtins_int, builtins_bool, builtins_complex = (
     _builtins.float,
@@ -177,12 +243,24 @@ def default_float_np() -> np.dtype:
 
 
 # ---------------------------------------------------------------- promotion
+_KIND_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3, "V": 2}  # "V": bfloat16 (the only such dtype here)
+
+
 def _category(npd: np.dtype) -> _builtins.int:
-    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[npd.kind]
+    return _KIND_CATEGORY[npd.kind]
 
 
 def promote_dtypes(a: dtype, b: dtype) -> dtype:
     """torch.promote_types on dyngrad dtypes, complex32 included (complex, of float16's precision)."""
+    if a is bfloat16 or b is bfloat16:
+        other = b if a is bfloat16 else a
+        if other is complex32:
+            return complex64
+        if other is float16:
+            return float32
+        if other is bfloat16 or not (other.is_floating_point or other.is_complex):
+            return bfloat16
+        return other
     if a is complex32 or b is complex32:
         other = b if a is complex32 else a
         if other is complex32 or other.np.kind in "biu" or other is float16:
@@ -198,12 +276,14 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     ca, cb = _category(a), _category(b)
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
-        if hi.kind == "c" and lo.kind == "f" and lo.itemsize > hi.itemsize // 2:
+        if hi.kind == "c" and lo.kind in "fV" and lo.itemsize > hi.itemsize // 2:
             return np.dtype(np.complex128)
         return hi
     if ca == 1 and a.kind != b.kind:
         # uint8 with a signed int: the smallest signed type holding both
         return np.promote_types(a, b)
+    if ca == 2 and a.itemsize == b.itemsize == 2:  # bfloat16 with float16: float32, as torch
+        return np.dtype(np.float32)
     return a if a.itemsize >= b.itemsize else b
 
 

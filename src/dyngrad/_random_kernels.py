@@ -279,8 +279,9 @@ def random_default(g: MT19937Stream, n: int, npd) -> np.ndarray:
     npd = np.dtype(npd)
     if npd == np.bool_:
         return (g.words(n) & np.uint32(1)).astype(np.bool_)
-    if npd.kind == "f":
-        mod = (1 << (np.finfo(npd).nmant + 1)) + 1  # (the dtype's own digits: 11 for float16)
+    if npd.kind in "fV":  # (V: bfloat16, whose 8 digits NumPy's finfo cannot tell)
+        digits = 8 if npd.kind == "V" else np.finfo(npd).nmant + 1
+        mod = (1 << digits) + 1  # (the dtype's own digits: 11 for float16)
         words = g.words64(n) if npd == _f64 else g.words(n).astype(np.uint64)
         return (words % np.uint64(mod)).astype(npd)
     mod = int(np.iinfo(npd).max) + 1

@@ -129,6 +129,13 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
 
 
 _autocast_enabled: dict = {}  # device type -> whether an autocast region for it is active
+_autocast_dtypes: dict = {}  # device type -> the dtype set by set_autocast_dtype or the innermost region
+
+
+def _default_autocast_dtype(device_type: str):
+    from . import _dtype
+
+    return _dtype.bfloat16 if device_type == "cpu" else _dtype.float16
 
 
 def is_autocast_enabled(device_type=None) -> bool:
@@ -136,36 +143,78 @@ def is_autocast_enabled(device_type=None) -> bool:
     return _autocast_enabled.get("cuda" if device_type is None else device_type, False)
 
 
-class autocast:
-    """torch.autocast as a CPU-only build without reduced-precision kernels runs it: ops keep their dtypes.
+def get_autocast_dtype(device_type: str):
+    """torch.get_autocast_dtype: the dtype autocast uses on ``device_type`` (CPU: bfloat16 unless set).
 
-    ``autocast("cuda", ...)`` warns as torch's CPU build does and disables itself; an enabled
-    ``autocast("cpu")`` warns that dyngrad computes in full precision (torch would use bfloat16,
-    which dyngrad does not have). Usable as a context manager or a decorator.
+    Raises RuntimeError (torch's text) for an unknown device type."""
+    from ._tensor import device as _device
+
+    _device(device_type)
+    return _autocast_dtypes.get(device_type) or _default_autocast_dtype(device_type)
+
+
+def set_autocast_dtype(device_type: str, dtype) -> None:
+    """torch.set_autocast_dtype: the dtype later ``autocast(device_type)`` regions use when given none."""
+    from ._tensor import device as _device
+
+    _device(device_type)
+    _autocast_dtypes[device_type] = dtype
+
+
+def _sync_cpu_policy() -> None:
+    """Tell the op dispatch whether CPU autocast is on, and in which dtype (Note [CPU autocast])."""
+    from ._ops import autocast_policy
+    from .autograd import forward_ad
+
+    on = _autocast_enabled.get("cpu", False)
+    autocast_policy.STATE["dtype"] = get_autocast_dtype("cpu") if on else None
+    forward_ad.STATE.autocast = on
+    forward_ad._refresh()
+
+
+class autocast:
+    """torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None) as torch's CPU build runs it.
+
+    On "cpu" the ops of torch's CPU autocast lists run in ``dtype`` (default ``get_autocast_dtype("cpu")``,
+    bfloat16) or in float32 (Note [CPU autocast] in _ops/autocast_policy.py); other ops keep their inputs'
+    dtypes. Only bfloat16 and float16 are accepted on "cpu" (another dtype warns as torch and disables the
+    region); bfloat16 needs the ``dyngrad[bfloat16]`` extra (RuntimeError otherwise). ``autocast("cuda", ...)``
+    warns as torch's CPU build does and disables itself. Regions nest; usable as a context manager or a
+    decorator.
     """
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None) -> None:
-        from ._tensor import device as _device
+        from . import _dtype
 
-        _device(device_type)  # torch's error for an unknown device type
         self.device_type = device_type
-        self.fast_dtype = dtype
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype  # (checks the device type)
         self._enabled = enabled
         if enabled and device_type != "cpu":
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                           stacklevel=2)
             self._enabled = False
-        elif enabled:
-            warnings.warn("dyngrad does not autocast: ops inside torch.autocast('cpu') keep their inputs' "
-                          "dtypes (full precision).", UserWarning, stacklevel=2)
+        elif enabled and self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
+                          UserWarning, stacklevel=2)
+            self._enabled = False
+        elif enabled and self.fast_dtype is _dtype.bfloat16:
+            _dtype.bfloat16.np  # noqa: B018 - raises the RuntimeError naming the extra without ml_dtypes
 
     def __enter__(self):
         self._prev = _autocast_enabled.get(self.device_type, False)
+        self._prev_dtype = _autocast_dtypes.get(self.device_type)
         _autocast_enabled[self.device_type] = self._enabled
+        _autocast_dtypes[self.device_type] = self.fast_dtype
+        if self.device_type == "cpu":
+            _sync_cpu_policy()
         return self
 
     def __exit__(self, *exc) -> None:
         _autocast_enabled[self.device_type] = self._prev
+        _autocast_dtypes[self.device_type] = self._prev_dtype
+        if self.device_type == "cpu":
+            _sync_cpu_policy()
         return None
 
     def __call__(self, fn):

@@ -234,7 +234,7 @@ def _called_by_user() -> bool:
 
 
 def _is_float_np(npd) -> bool:
-    return npd.kind in "fc"
+    return npd.kind in "fcV" or (npd.kind == "V" and npd == _dtype.BF16_NP)
 
 
 class Tensor:
@@ -445,7 +445,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return _dtype.is_float_np(self._data.dtype)
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -512,6 +512,8 @@ class Tensor:
             raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self._requires_grad and _state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":  # bfloat16: torch has no NumPy dtype for it
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if not force:
             if self._is_conj:
                 raise RuntimeError(
@@ -528,6 +530,8 @@ class Tensor:
 
         if self._requires_grad and _state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":  # bfloat16, as Tensor.numpy
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __len__(self) -> int:
@@ -599,7 +603,7 @@ class Tensor:
 
         d = self.dtype
         npd = self._data.dtype
-        default = (
+        default = npd.kind != "V" and (  # ("V": bfloat16, never implicit)
             npd == _dtype.get_default_dtype().np
             or npd == _dtype.int64.np
             or npd == _dtype.bool.np
@@ -756,7 +760,7 @@ def _warn_scalar_of_requires_grad() -> None:
 
 # the C++ type names torch prints for element types
 _C_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
     "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }

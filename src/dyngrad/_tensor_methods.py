@@ -228,7 +228,7 @@ def _type(self, dtype=None, non_blocking=False):
     if dtype is None:
         return f"torch.{_dtype.scalar_type_name(self._data.dtype)}Tensor"
     if isinstance(dtype, str):
-        by_type = {f"torch.{_dtype.scalar_type_name(d.np)}Tensor": d.name for d in _dtype.ALL}
+        by_type = {f"torch.{_dtype._SCALAR_TYPE_NAMES[d.name]}Tensor": d.name for d in _dtype.ALL}
         if dtype not in by_type:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = getattr(_dtype, by_type[dtype])

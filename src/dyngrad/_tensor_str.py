@@ -261,13 +261,15 @@ def _summarized_values(a: np.ndarray) -> np.ndarray:
 
 def _tensor_body(a: np.ndarray, indent: int) -> str:
     """The bracketed contents, without "tensor(" or any suffix."""
+    if a.dtype.kind == "V":  # bfloat16 (Note [bfloat16]): its values are exact in float32, which NumPy formats
+        a = a.astype(np.float32)
     summarize = a.size > _options["threshold"]
     shown = _summarized_values(a) if summarize else a.reshape(-1)
     if a.dtype.kind == "c":
         real_fmt = _Formatter(shown.real, floating=True)
         imag_fmt: _Formatter | None = _Formatter(shown.imag, floating=True)
     else:
-        real_fmt = _Formatter(shown, floating=a.dtype.kind == "f")
+        real_fmt = _Formatter(shown, floating=a.dtype.kind in "fV")
         imag_fmt = None
     return _nested_str(a, indent, summarize, real_fmt, imag_fmt)
 

@@ -15,7 +15,7 @@ This module writes exactly that (``TorchPickler``), whatever the saving process 
 and provides the functions and classes those names stand for (``resolve``), built from dyngrad
 objects. The names torch's weights-only loader allows are listed in ``WEIGHTS_ONLY_NAMES``
 (torch/_weights_only_unpickler.py, ``_get_allowed_globals``, torch 2.13); the ones dyngrad cannot
-honour (bfloat16, quantized, sparse, nested tensors, ...) resolve to stand-ins that raise a
+honour (bfloat16 without the ml_dtypes extra, quantized, sparse, nested tensors, ...) resolve to stand-ins that raise a
 RuntimeError naming what is missing when they are used.
 """
 
@@ -40,7 +40,7 @@ STORAGE_DTYPES = {
 }
 _STORAGE_OF = {dtype: name for name, dtype in STORAGE_DTYPES.items()}
 
-# torch dtypes dyngrad does not have; a checkpoint may name them (torch allows them) but not use them here.
+# torch dtypes dyngrad does not have (bfloat16: only without ml_dtypes); a checkpoint may name them (torch allows them) but not use them here.
 MISSING_DTYPES = (
     "bfloat16", "complex32", "uint16", "uint32", "uint64", "bits16", "bits1x8", "bits2x4", "bits4x2", "bits8",
     "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
@@ -324,7 +324,10 @@ def _weights_only_table() -> dict:
         table[f"torch._utils.{name}"] = Unsupported(f"torch._utils.{name}", what)
     for d in _dtype.ALL:
         table[f"torch.{d.name}"] = d
+    have = {d.name for d in _dtype.ALL}  # (bfloat16 is in it with the ml_dtypes extra)
     for name in MISSING_DTYPES:
+        if name in have:
+            continue
         table[f"torch.{name}"] = Unsupported(f"torch.{name}", "a dtype dyngrad does not have")
     for name in STORAGE_DTYPES:
         table[f"torch.{name}"] = StorageType(name)

@@ -30,6 +30,11 @@ class finfo:
         if not (d.is_floating_point or d.is_complex):
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         real = d.to_real()
+        if real is _dtype.bfloat16:  # torch's values, known without ml_dtypes (8 exponent bits, 7 mantissa bits)
+            self.bits, self.eps, self.max = 16, 2.0**-7, (2 - 2.0**-7) * 2.0**127
+            self.min, self.tiny, self.smallest_normal = -self.max, 2.0**-126, 2.0**-126
+            self.resolution, self.dtype = 0.01, "bfloat16"
+            return
         info = np.finfo(real.np)
         self.bits = info.bits
         self.eps = builtin_float(info.eps)

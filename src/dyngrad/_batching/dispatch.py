@@ -268,7 +268,7 @@ def record(op, inputs, params, arrays, outs, multi: bool) -> list:
         node._anomaly_trace = anomaly_mode.forward_stack()
     results = []
     for i, o in enumerate(outs):
-        differentiable = not multi or o.dtype.kind in "fc"
+        differentiable = not multi or o.dtype.kind in "fcV"
         r = wrap(o, differentiable, node if differentiable else None)
         r._output_nr = i
         results.append(r)

@@ -9,7 +9,7 @@ import numpy as np
 from .._dtype import default_float_np, result_type
 from .._tensor import Tensor, wrap
 
-_FLOAT_KINDS = "fc"
+_FLOAT_KINDS = "fcV"  # ("V": bfloat16)
 
 
 def _scalar_ok(kind: str, value) -> bool:

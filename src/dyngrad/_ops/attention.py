@@ -324,7 +324,7 @@ def _gqa_ok(query, key, value) -> bool:
 def _use_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4 or dropout_p > 0.0:
         return False
-    if query._data.dtype.kind != "f":
+    if query._data.dtype.kind not in "fV":
         return False
     if any(t.size(-1) > 1 and t.stride(-1) != 1 for t in (query, key, value)):  # strided last dim: math
         return False

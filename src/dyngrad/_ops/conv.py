@@ -14,8 +14,9 @@ import warnings
 
 from .._backend import scratch, xp
 from .._tensor import Tensor, wrap
+from ..autograd.forward_ad import STATE as _fw
 from ..autograd.grad_mode import is_grad_enabled
-from . import convnd
+from . import autocast_policy, convnd
 from . import matmul as _products
 from . import reduction as red
 from . import shape as sh
@@ -429,6 +430,8 @@ def _transposed_size(hw, kernel, stride, pad, dilation, output_padding):
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed=False, output_padding=0):  # noqa: A002
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, weight, bias = autocast_policy.lower_precision_args(input, weight, bias)
     name = ("conv_transpose" if transposed else "conv") + f"{nd}d"
     if not transposed and bias is not None and bias._data.dtype != input._data.dtype:  # aten's conv1d / conv2d
         raise RuntimeError(

@@ -41,7 +41,7 @@ def _alpha_impl(input: Tensor, p: float, training: bool, inplace: bool, feature:
     a = input._data
     if p == 0 or not training or a.size == 0:
         return input
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype.scalar_type_name(a.dtype)}")
     _check_bernoulli(a, p)
     if p == 1:

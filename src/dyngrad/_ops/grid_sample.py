@@ -225,7 +225,7 @@ def _check_sampler(x: Tensor, grid: Tensor, mode: str) -> None:
                            f"input with sizes {list(a.shape)} and grid with sizes {list(g.shape)}")
     if a.ndim == 5 and mode == "bicubic":
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"grid_sampler_{a.ndim - 2}d_cpu\" not implemented for '{_type_name(a)}'")
 
 

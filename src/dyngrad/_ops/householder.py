@@ -233,7 +233,7 @@ def geqrf(input: Tensor, *, out=None):  # noqa: A002 - torch's name
     d = input._data
     if d.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_type_name(d.dtype)}'")
     a, tau = _geqrf_arrays(d)
     return _returned("geqrf", ("a", "tau"), (wrap(a), wrap(tau)))

@@ -513,7 +513,7 @@ def _reduce_identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind in "fc":  # (complex amax/amin only reach here with an empty index)
+    if dtype.kind in "fcV":  # (complex amax/amin only reach here with an empty index)
         return -xp.inf if reduce == "amax" else xp.inf
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max

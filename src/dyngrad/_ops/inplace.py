@@ -111,12 +111,12 @@ def direct(t: Tensor, other, ufunc) -> bool:
             except ValueError:  # not broadcastable: the general path raises torch's error
                 return False
     elif type(other) is float:
-        if dst.dtype.kind != "f" or not dst.flags.writeable:
+        if dst.dtype.kind not in "fV" or not dst.flags.writeable:
             return False
         src = other
     else:
         return False
-    if ufunc is xp.true_divide and dst.dtype.kind != "f":
+    if ufunc is xp.true_divide and dst.dtype.kind not in "fV":
         return False
     ufunc(dst, src, out=dst)
     t._vc[0] += 1

@@ -180,7 +180,7 @@ def _check_square(name: str, a: Tensor) -> None:
     if d.shape[-1] != d.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {d.shape[-2]} by "
                            f"{d.shape[-1]} matrices")
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(d.dtype)}")
 
 

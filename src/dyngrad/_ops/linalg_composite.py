@@ -391,7 +391,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {a.shape[-1]} by "
                            f"{a.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_type_name(a.dtype)}'")
     outs = apply_multi(TriangularSolveBackward0, (input, A), (bool(upper), bool(transpose), bool(unitriangular)))
     return _returned("triangular_solve", ("solution", "cloned_coefficient"), outs)

@@ -120,7 +120,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):  # noqa: N803 - tor
         driver = "gelsy"
     if driver not in _DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if ad.dtype.kind not in "fc":
+    if ad.dtype.kind not in "fcV":
         raise RuntimeError(f"{name}: Expected input and other to have a floating point or complex dtype")
     broadcast_shape(ad.shape[:-2], bd.shape[:-2])
     m, n = ad.shape[-2:]

@@ -192,7 +192,7 @@ def _check_lu_input(a: Tensor, name: str, pivot: bool) -> None:
     if d.ndim < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(d.shape)} "
                            "instead")
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_type_name(d.dtype)}'")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")

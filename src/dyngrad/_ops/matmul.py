@@ -16,6 +16,8 @@ import sys
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from ..autograd.forward_ad import STATE as _fw
+from . import autocast_policy
 from .complex import conj_value as conj
 from .registry import Op, apply, register
 
@@ -126,6 +128,7 @@ _C_TYPE_NAMES = {
     "float32": "float",
     "float64": "double",
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "int64": "long int",
     "int32": "int",
     "int16": "short int",
@@ -200,7 +203,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     Raises:
         RuntimeError: a non-float x, or x and y of different dtypes (torch's texts); broadcast errors.
     """
-    if x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fcV":
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(
@@ -241,6 +244,8 @@ def mv(m: Tensor, v: Tensor) -> Tensor:
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        a, b = autocast_policy.lower_precision_args(a, b)
     if a._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b._data.ndim != 2:
@@ -254,6 +259,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        a, b = autocast_policy.lower_precision_args(a, b)
     if a._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._data.ndim != 3:
@@ -280,6 +287,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         # x.matmul(b) counts b as argument 1, torch.matmul(x, b) as 2 (Tensor.matmul is a renamed copy)
         position = 1 if sys._getframe(0).f_code.co_qualname.startswith("Tensor.") else 2
         raise TypeError(f"matmul(): argument 'other' (position {position}) must be Tensor, not {type(b).__name__}")
+    if _fw.autocast:  # matmul is a lower-precision op of CPU autocast as a whole, its mv/dot paths too
+        a, b = autocast_policy.lower_precision_args(a, b)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -502,6 +511,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
         RuntimeError: mat1/mat2 not 2-D, shapes that cannot be multiplied, mixed dtypes,
             or ``input`` not expandable to the product's shape (torch's messages).
     """
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, mat1, mat2 = autocast_policy.lower_precision_args(input, mat1, mat2)
     for name, t in (("mat1", mat1), ("mat2", mat2)):
         if t._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t._data.ndim}-D tensor")
@@ -531,6 +542,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
     Raises:
         RuntimeError: batches not 3-D, mismatched sizes or ``input`` not expandable (torch's messages).
     """
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, batch1, batch2 = autocast_policy.lower_precision_args(input, batch1, batch2)
     if batch1._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2._data.ndim != 3:
@@ -674,6 +687,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     Raises:
         RuntimeError: batches not 3-D, mismatched sizes or ``input`` not expandable (torch's messages).
     """
+    if _fw.autocast:  # Note [CPU autocast]: a lower-precision op
+        input, batch1, batch2 = autocast_policy.lower_precision_args(input, batch1, batch2)
     from .._tensor import _wrap_dim
 
     # torch expands ``input`` to (batch1.size(1), batch2.size(2)) before checking the dims

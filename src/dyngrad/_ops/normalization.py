@@ -125,7 +125,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
             f"Given normalized_shape={_shape_list(ns)}, expected input with shape [*, {', '.join(str(n) for n in ns)}], "
             f"but got input of size{_shape_list(shape)}"
         )
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{_type_name(input._data)}\'')
     return apply(NativeLayerNormBackward0, (input, weight, bias), (len(ns), float(eps)))
 
@@ -237,10 +237,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     if a.ndim < 2:
         _wrap_dim(1, a.ndim)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_name(a)}\'')
-    # a half input may take float32 parameters (aten's "mixed type"); other mixes are errors
-    allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 else (a.dtype,)
+    # a half or bfloat16 input may take float32 parameters (aten's "mixed type"); other mixes are errors
+    allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 or a.dtype.kind == "V" else (a.dtype,)  # (V: bfloat16)
     if any(t is not None and t._data.dtype not in allowed for _, t in named):
         if a.dtype == xp.float32:
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
@@ -375,7 +375,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
                 f"shape {_shape_list(t._data.shape)} and input of shape {_shape_list(a.shape)}"
             )
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for \'{_type_name(a)}\'')
     return apply(NativeGroupNormBackward0, (input, weight, bias), (num_groups, float(eps)))
 

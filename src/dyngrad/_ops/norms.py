@@ -41,7 +41,7 @@ def _matrix_norm_checks(A: Tensor, dim, dtype) -> tuple:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if dtype is not None:
         npd = to_numpy(dtype)
-        if npd.kind not in "fc":
+        if npd.kind not in "fcV":
             raise RuntimeError(
                 f"linalg.matrix_norm: dtype should be floating point or complex, but got {scalar_type_name(npd)}"
             )
@@ -155,7 +155,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     if tol is not None:
         atol, rtol = tol, 0.0
     d = A._data
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         # torch fails where it first needs a float: the default rtol's eps, else the decomposition
         if rtol is None:
             raise RuntimeError("This function doesn't handle types other than float and double")

@@ -62,7 +62,7 @@ def _angle(op, name: str, input):  # noqa: A002
     d = input._data
     if d.dtype.kind == "c":
         raise RuntimeError(f"{name} is not supported for complex tensors.")
-    if d.dtype.kind not in "f":
+    if d.dtype.kind not in "fV":
         d = d.astype(default_float_np())
     return apply(op, (input,), (), (d,))
 
@@ -109,7 +109,7 @@ def frexp(input):  # noqa: A002 - torch's name
     from .registry import apply_multi
 
     _need_tensor("frexp", input, "input", 1)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     with xp.errstate(all="ignore"):
         m, e = apply_multi(FrexpBackward0, (input,))
@@ -179,11 +179,11 @@ def nextafter(input, other, *, out=None):  # noqa: A002 - torch's name
     _need_tensor("nextafter", input, "input", 1)
     _need_tensor("nextafter", other, "other", 2)
     a, b = input._data, other._data
-    if a.dtype != b.dtype and a.dtype.kind == "f" and b.dtype.kind == "f":
+    if a.dtype != b.dtype and a.dtype.kind in "fV" and b.dtype.kind in "fV":
         raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
     x, y = prepare(input, other)
     dt = xp.result_type(x, y)
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         raise _not_implemented("nextafter_cpu", dt)
     return apply(NextafterBackward0, (input, other), (), (x, y))
 

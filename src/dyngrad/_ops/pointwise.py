@@ -630,7 +630,7 @@ negative = neg
 def _float_input(a: Tensor):
     """Unary float functions promote integer tensors to the default float dtype, as torch."""
     d = a._data
-    if d.dtype.kind in "fc":
+    if d.dtype.kind in "fcV":
         return (d,)
     from .._dtype import default_float_np
 
@@ -639,42 +639,42 @@ def _float_input(a: Tensor):
 
 def exp(a: Tensor) -> Tensor:
     d = a._data
-    return apply(ExpBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(ExpBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def log(a: Tensor) -> Tensor:
     d = a._data
-    return apply(LogBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(LogBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def sqrt(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SqrtBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(SqrtBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def sin(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SinBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(SinBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def cos(a: Tensor) -> Tensor:
     d = a._data
-    return apply(CosBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(CosBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def tanh(a: Tensor) -> Tensor:
     d = a._data
-    return apply(TanhBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(TanhBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def sigmoid(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SigmoidBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(SigmoidBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def reciprocal(a: Tensor) -> Tensor:
     d = a._data
-    return apply(ReciprocalBackward0, (a,), (), (d,) if d.dtype.kind in "fc" else _float_input(a))
+    return apply(ReciprocalBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
 
 
 def relu(a: Tensor) -> Tensor:
@@ -729,7 +729,7 @@ def _type_name(a) -> str:
 def _float_only(a: Tensor, kernel: str):
     """The array of ``a``; torch's NotImplementedError for integer and bool tensors."""
     d = a._data
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
     return d
 
@@ -737,7 +737,7 @@ def _float_only(a: Tensor, kernel: str):
 def _real_float_only(a: Tensor, kernel: str):
     """The array of ``a``; torch's NotImplementedError for integer, bool and complex tensors."""
     d = a._data
-    if d.dtype.kind != "f":
+    if d.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
     return d
 
@@ -748,7 +748,7 @@ def _need_tensor(fn_name: str, value, arg: str = "other", position: int = 2) -> 
 
 
 def _to_float(d):
-    if d.dtype.kind in "fc":
+    if d.dtype.kind in "fcV":
         return d
     from .._dtype import default_float_np
 
@@ -834,7 +834,7 @@ def _float_unary(op, real_kernel=None):
         d = input._data
         if real_kernel is not None and d.dtype.kind == "c":
             raise cs.kernel_error(real_kernel, d.dtype)
-        return apply(op, (input,), (), (d,) if d.dtype.kind in "fc" else (_to_float(d),))
+        return apply(op, (input,), (), (d,) if d.dtype.kind in "fcV" else (_to_float(d),))
 
     return fn
 
@@ -886,7 +886,7 @@ sinc = _float_unary(SincBackward0)
 def _sign_forward(a):
     if a.dtype.kind == "b":
         return a.copy()
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         return xp.where(xp.isnan(a), 0, xp.sign(a))  # torch: sign(nan) is 0
     return xp.sign(a)
 
@@ -984,7 +984,7 @@ class NanToNumBackward0(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
     d = input._data
-    if d.dtype.kind not in "fc":
+    if d.dtype.kind not in "fcV":
         return wrap(d.copy())
     return apply(NanToNumBackward0, (input,), (nan, posinf, neginf))
 
@@ -2242,7 +2242,7 @@ def _inplace_method(fn, node=None):
         from .inplace import inplace as _inplace
 
         if node is not None:
-            return _inplace(self, lambda a: apply(node, (a,), (), (a._data if a._data.dtype.kind in "fc"
+            return _inplace(self, lambda a: apply(node, (a,), (), (a._data if a._data.dtype.kind in "fcV"
                                                                   else _to_float(a._data),)))
         return _inplace(self, lambda a, *rest: fn(a, *rest, **kwargs), *args)
 

@@ -163,7 +163,7 @@ def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(a)} > to={_num(b)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind not in "fc":
+    if npd.kind not in "fcV":
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
     values = _placed(t, lambda n, real, contiguous: _kernels.uniform(g, n, real, a, b))
@@ -180,7 +180,7 @@ def normal_(t: Tensor, mean: float = 0, std: float = 1, *, generator=None) -> Te
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind not in "fc":
+    if npd.kind not in "fcV":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if npd.kind == "c":
         std = std / 2**0.5
@@ -211,7 +211,7 @@ def _bernoulli_array(g, p, shape, npd, strides=None):
 
 def _check_p_tensor(p: Tensor, size: int = 1) -> None:
     """``size``: of the tensor filled (an empty one runs no kernel, so a complex ``p`` passes)."""
-    if p._data.dtype.kind not in "f" and (size or p._data.dtype.kind != "c"):
+    if p._data.dtype.kind not in "fV" and (size or p._data.dtype.kind != "c"):
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(p._data.dtype)}'"
         )
@@ -258,7 +258,7 @@ def _random_bounds(npd):
     """random_()'s default range [0, hi]: the integers a dtype holds exactly (torch's random_ kernel)."""
     if npd.kind == "b":
         return 0, 1
-    if npd.kind in "fc":  # (complex: only reached for an empty tensor, which gets no values)
+    if npd.kind in "fcV":  # (complex: only reached for an empty tensor, which gets no values)
         return 0, 2 ** (xp.finfo(npd).nmant + 1)
     return 0, int(xp.iinfo(npd).max)
 
@@ -309,7 +309,7 @@ def random_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
 
 
 def _continuous_only(name: str, npd) -> None:
-    if npd.kind != "f":
+    if npd.kind not in "fV":
         kind = scalar_type_name(npd) if name == "Exponential" else _CPP_NAMES.get(npd.name, npd.name)
         raise RuntimeError(
             f"{name} distribution is a continuous probability distribution. dtype must be a floating point but you "
@@ -356,7 +356,7 @@ def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind != "f" and t._data.size:  # (an empty tensor runs no kernel)
+    if npd.kind not in "fV" and t._data.size:  # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
     return _fill(t, LogNormalBackward0, _placed(t, lambda n, real, c: _kernels.from_double(
@@ -485,8 +485,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise
         if std._data.dtype.kind == "c":
             raise RuntimeError("normal expects standard deviation to be non-complex")
-        if std._data.dtype.kind not in "f" or npd.kind not in "fc":
-            bad = npd if npd.kind not in "fc" else std._data.dtype
+        if std._data.dtype.kind not in "fV" or npd.kind not in "fcV":
+            bad = npd if npd.kind not in "fcV" else std._data.dtype
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(bad)}'")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -497,7 +497,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         npd = mean._data.dtype
-        if npd.kind not in "fc":
+        if npd.kind not in "fcV":
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
         # torch: empty_like(mean) (mean's strides) filled with N(0, std), then add_(mean)
         strides, contiguous = _like_order(mean, None)
@@ -509,7 +509,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     npd = std._data.dtype
     if npd.kind == "c":
         raise RuntimeError("normal expects standard deviation to be non-complex")
-    if npd.kind != "f":
+    if npd.kind not in "fV":
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if std._data.size and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -546,7 +546,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     input, a bad dim, num_samples <= 0 or too many without replacement, and invalid weights.
     """
     w = input._data
-    if w.dtype.kind != "f":
+    if w.dtype.kind not in "fV":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {scalar_type_name(w.dtype)}")
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

@@ -20,6 +20,7 @@ checks that each has a row.
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 
 from .._backend import xp
@@ -28,6 +29,8 @@ from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
+from . import autocast_policy as _autocast
+from . import bf16_compute as _bf16
 
 _new = object.__new__
 _getframe = sys._getframe
@@ -293,14 +296,19 @@ def _special(op, inputs, params, arrays) -> Tensor:
     (_batching/dispatch.py), dual inputs get their tangents, anything else takes the plain path."""
     if _fw.batching:
         return _batching_dispatch.batched_apply(op, inputs, params, arrays)
+    if _fw.autocast:  # Note [CPU autocast]: the op's inputs cast by its policy (recorded ToCopyBackward0 nodes)
+        cast = _autocast.cast_inputs(op, inputs)
+        if cast is not None:
+            inputs, arrays = cast, None
     if _fw.dual and _fw_ad.has_tangent(inputs):
         return _with_tangent(op, inputs, params, arrays)
     _fw.active = False
     try:
+        run = _bf16_apply if _fw.bf16 else apply  # Note [bfloat16 compute]
         if _fw.profiling:
-            result = _profiler.record_op(op, apply, inputs, params, arrays)
+            result = _profiler.record_op(op, run, inputs, params, arrays)
         else:
-            result = apply(op, inputs, params, arrays)
+            result = run(op, inputs, params, arrays)
     finally:
         _fw_ad._refresh()
     if _fw.inference:  # inside inference_mode() (this thread's state is checked there)
@@ -321,6 +329,43 @@ def _special_multi(op, inputs, params) -> tuple:
     if _fw.inference:
         _inference.mark_all(results)
     return results
+
+
+def _bf16_apply(op, inputs, params, arrays) -> Tensor:
+    """apply() once bfloat16 is in use: an op with a bfloat16 input computes in float32 and rounds its result
+    (Note [bfloat16 compute]); the node is ``op``'s own, so grad_fn names and backward are unchanged."""
+    if arrays is None:
+        arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
+    if not _bf16.has_bf16(arrays):
+        return apply(op, inputs, params, arrays)
+    forward = op.forward
+
+    def run(arrs):
+        return forward(*arrs, *params) if params else forward(*arrs)
+
+    _bf16_box.out = _bf16.compute(op, arrays, params, run)
+    try:
+        return apply(_precomputed(op), inputs, params, arrays)
+    finally:
+        _bf16_box.out = None
+
+
+_bf16_box = threading.local()  # the result _bf16_apply computed, handed to apply through _precomputed's forward
+_precomputed_ops: dict = {}
+
+
+def _take_precomputed(*args):
+    return _bf16_box.out
+
+
+def _precomputed(op: type) -> type:
+    """A subclass of ``op`` with its name and backward whose forward returns the result already computed."""
+    cls = _precomputed_ops.get(op)
+    if cls is None:
+        cls = _precomputed_ops[op] = type(op.__name__, (op,), {"__slots__": (), "forward": staticmethod(_take_precomputed),
+                                                               "__qualname__": op.__qualname__,
+                                                               "__module__": op.__module__})
+    return cls
 
 
 def _with_tangent(op, inputs, params, arrays) -> Tensor:
@@ -360,7 +405,11 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         if _fw.inference or _fw.profiling:
             return _special_multi(op, inputs, params)
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
-    outs = op.forward(*arrays, *params)
+    if _fw.bf16 and _bf16.has_bf16(arrays):  # Note [bfloat16 compute]
+        forward = op.forward
+        outs = _bf16.compute(op, arrays, params, lambda arrs: forward(*arrs, *params))
+    else:
+        outs = op.forward(*arrays, *params)
     needs = False
     if _state.enabled:
         for t in inputs:
@@ -385,7 +434,7 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         node._versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]
     results = []
     for i, o in enumerate(outs):
-        differentiable = o.dtype.kind in "fc"
+        differentiable = o.dtype.kind in "fcV"  # ("V": bfloat16, the one such dtype)
         r = wrap(o, differentiable, node if differentiable else None)
         r._output_nr = i
         results.append(r)

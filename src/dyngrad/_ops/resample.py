@@ -178,7 +178,7 @@ def resample(input, mode: str, output_size, scales, align_corners, antialias: bo
         outs = ", ".join(f"{c}: {n}" for c, n in zip(names, output_size))
         sep = " and" if len(spatial) == 1 else ""
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} output ({outs})")
-    if dtype.kind != "f":
+    if dtype.kind not in "fV":
         raise NotImplementedError(f"\"{op.__name__}\" not implemented for '{dtype.name}'")
     mats = []
     for n_in, n_out, sf in zip(spatial, output_size, scales):

@@ -601,7 +601,7 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
         return a
     if a._data.dtype.kind == "c" and npd.kind != "c":
         warn_complex_to_real()
-    if npd.kind not in "fc" and a._requires_grad:
+    if npd.kind not in "fcV" and a._requires_grad:
         # Casting to an integer type cuts the graph, as torch does.
         from .._tensor import wrap
 

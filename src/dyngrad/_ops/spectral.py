@@ -243,7 +243,7 @@ def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=Non
                 "return_complex=True in a future PyTorch release."
             )
         _warn_once(_STFT_REAL_OUTPUT)
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise fail("expected a tensor of floating point or complex values")
     if input._data.ndim not in (1, 2):
         raise fail("expected a 1D or 2D tensor")

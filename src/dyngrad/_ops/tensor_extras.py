@@ -3,8 +3,8 @@ empty_strided, empty_permuted, Tensor.new_empty_strided, Tensor.resize_ / resize
 Tensor.bfloat16, torch.unique_consecutive, torch.unravel_index, torch.nonzero_static and torch.histogram.
 
 None of these has a gradient (torch records none: resize_ refuses a tensor that requires grad).
-Note: NumPy has no bfloat16, so dyngrad has no such dtype; Tensor.bfloat16() raises the TypeError torch gives
-when a bfloat16 tensor meets NumPy ("Got unsupported ScalarType BFloat16").
+Tensor.bfloat16() needs the optional ml_dtypes package (Note [bfloat16] in _dtype.py); without it, it raises
+dyngrad's RuntimeError naming the extra.
 """
 
 from __future__ import annotations
@@ -104,9 +104,12 @@ def char(self, memory_format=None):
 
 
 def bfloat16(self, memory_format=None):
-    """Tensor.bfloat16(): dyngrad has no bfloat16 dtype (NumPy has none); raises torch's TypeError for a bfloat16
-    tensor converted to NumPy."""
-    raise TypeError("Got unsupported ScalarType BFloat16")
+    """Tensor.bfloat16(): self as torch.bfloat16 (Tensor.to(torch.bfloat16): ToCopyBackward0, round to nearest even).
+
+    Raises RuntimeError (naming the ``dyngrad[bfloat16]`` extra) when ml_dtypes is not installed."""
+    from .shape import to
+
+    return to(self, _torch().bfloat16)
 
 
 # ------------------------------------------------------------------ resize_
@@ -228,7 +231,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density: bool = False
 
     Raises RuntimeError for integer input, bins < 1, an inverted range (torch's texts)."""
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     flat = a.reshape(-1)
     w = None if weight is None else weight._data.reshape(-1)
@@ -294,7 +297,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density: bool = Fals
     edge tensors; ``range`` a flat list (min_0, max_0, ..., min_{D-1}, max_{D-1}); rows outside any range are
     dropped. Raises RuntimeError for integer input or mismatched bins / range lengths (torch's texts)."""
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(a.dtype)}'")
     d = a.shape[-1] if a.ndim else 1
     rows = a.reshape(-1, d)

@@ -249,7 +249,7 @@ def pdist(input, p: float = 2.0):  # noqa: A002
     a = input._data
     if a.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")

@@ -79,7 +79,7 @@ def _root_edges(outputs, grad_outputs, create_graph: bool, for_grad: bool = Fals
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._data.dtype.kind != "f":
+            if out._data.dtype.kind not in "fV":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out.dtype}"
                 )

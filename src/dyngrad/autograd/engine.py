@@ -18,8 +18,10 @@ import sys
 
 from .._backend import sum_to_shape, xp
 from .._batching.array import BatchingFallback
+from .._ops import bf16_compute as _bf16
 from .._tensor import Tensor, wrap
 from . import anomaly_mode
+from .forward_ad import STATE as _fw
 from .grad_mode import _state
 from .graph import AccumulateGrad
 
@@ -152,8 +154,9 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     g0 = grads[0]
                     if g0 is None:
                         outs = ()
-                    elif create_graph or node.backward_arrays is None:
-                        outs = node.backward(g0)
+                    elif create_graph or node.backward_arrays is None or (_fw.bf16 and g0._data.dtype.kind == "V"):
+                        # (bfloat16 gradients take the Tensor formulas: Note [bfloat16 fused backward])
+                        outs = node.backward(g0) if not _fw.bf16 else _bf16.backward(node, grads, create_graph)
                     else:
                         outs = node.backward_arrays(g0._data)  # see Note [Backward on arrays]
                 elif any(g is not None for g in grads):
@@ -161,7 +164,7 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     # asked for None, as a custom Function with set_materialize_grads(False) does).
                     if node._materialize:
                         grads = [g if g is not None else wrap(xp.zeros(m[0], dtype=m[1])) for g, m in zip(grads, node._meta)]
-                    outs = node.backward(*grads)
+                    outs = node.backward(*grads) if not _fw.bf16 else _bf16.backward(node, grads, create_graph)
                 else:
                     outs = ()
             except BatchingFallback:  # a formula that cannot run on gradients batched by a vmap around it

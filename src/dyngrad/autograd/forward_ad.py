@@ -29,6 +29,8 @@ class _State:
     batching = False  # a vmap (or a backward through values batched by one) is running: _batching/context.py
     inference = False  # some thread is inside torch.inference_mode(): results get marked (_inference.py)
     profiling = False  # a profiler is recording ops (autograd/profiler.py)
+    bf16 = False  # a bfloat16 dtype has been used: ops may meet bfloat16 arrays (Note [bfloat16 compute])
+    autocast = False  # an enabled torch.autocast("cpu") region is active (Note [CPU autocast])
     active = False  # read by _ops/registry.apply: any of the above, so plain code checks one flag
 
 
@@ -36,7 +38,13 @@ STATE = _State()
 
 
 def _refresh() -> None:
-    STATE.active = STATE.dual or STATE.batching or STATE.inference or STATE.profiling
+    STATE.active = STATE.dual or STATE.batching or STATE.inference or STATE.profiling or STATE.bf16 or STATE.autocast
+
+
+def enable_bf16() -> None:
+    """Send ops through registry's slow path from now on, where bfloat16 arrays are computed in float32."""
+    STATE.bf16 = True
+    _refresh()
 
 
 def set_batching(on: bool) -> None:
@@ -159,7 +167,7 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
     prev_dual = suspend_dual()
     try:
         for t in inputs:
-            if isinstance(t, Tensor) and t._data.dtype.kind in "fc":
+            if isinstance(t, Tensor) and t._data.dtype.kind in "fcV":
                 keep = differentiable and t._requires_grad
                 # an alias of each input that has a graph: the gradient captured there is the partial derivative,
                 # not also what reaches that input through another one (``r / x`` with ``r = x.prod()``)
@@ -218,5 +226,5 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
 
 def attach(outputs, tangents) -> None:
     for o, t in zip(outputs, tangents):
-        if t is not None and o._data.dtype.kind in "fc":
+        if t is not None and o._data.dtype.kind in "fcV":
             _register(o, t)

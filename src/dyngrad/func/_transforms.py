@@ -278,7 +278,7 @@ def _vjp_with_argnums(func, primals, argnums=None, has_aux=False, api="vjp(f, *p
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
-            if o._data.dtype.kind not in "fc":
+            if o._data.dtype.kind not in "fcV":
                 raise RuntimeError(
                     f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
                     f"{o.dtype}"

@@ -11,3 +11,7 @@ from .._tensor_methods import FAMILIES as _FAMILIES
 for _family in _FAMILIES:
     globals().update(getattr(_family, "FUNCTIONAL_EXPORTS", {}))
 del _family
+
+from .._ops import autocast_policy as _autocast_policy  # noqa: E402
+
+_autocast_policy.install(globals())  # the losses torch's CPU autocast runs in float32 (Note [CPU autocast])

@@ -60,7 +60,7 @@ def _is_int(value) -> bool:
 
 def _is_float(value) -> bool:
     if isinstance(value, Tensor):
-        return value._data.ndim == 0 and value._data.dtype.kind in "biuf"
+        return value._data.ndim == 0 and value._data.dtype.kind in "biufV"
     return isinstance(value, (bool, int, float, np.number))
 
 
@@ -150,7 +150,7 @@ def _prepare(name: str, bound: dict):
     npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
     if bound.get("device") is not None:
         require_cpu(bound["device"])
-    if npd.kind not in "fc":
+    if npd.kind not in "fcV":
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(npd, bound.get('layout') is not None)}")
     if length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={length}")

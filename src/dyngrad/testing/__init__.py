@@ -84,7 +84,7 @@ def _isclose(a, e, rtol, atol, equal_nan):
         return a == e
     with np.errstate(invalid="ignore", over="ignore"):
         close = a == e
-        if a.dtype.kind in "fc":
+        if a.dtype.kind in "fcV":
             finite = np.isfinite(a) & np.isfinite(e)
             close = close | (finite & (np.abs(a - e) <= atol + rtol * np.abs(e)))
             if equal_nan:
@@ -107,12 +107,12 @@ def _tensor_msg(a, e, matches, rtol, atol) -> str:
     mismatches = n - int(matches.sum())
     extra = f"Mismatched elements: {mismatches} / {n} ({mismatches / n:.1%})"
     af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
-    if af.dtype.kind not in "fc":
+    if af.dtype.kind not in "fcV":
         af, ef = af.astype(np.int64), ef.astype(np.int64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         abs_diff = np.abs(af - ef)
         abs_diff[mf] = 0
-        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind == "f" else np.float32
+        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind in "fV" else np.float32
         rel_diff = abs_diff.astype(rel_dtype) / np.abs(ef).astype(rel_dtype)
     rel_diff[mf] = 0
     ia, ir = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))
@@ -139,7 +139,8 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
         raise _Failure(AssertionError,
                        f"The values for attribute 'stride()' do not match: {actual.stride()} != {expected.stride()}.")
     rtol, atol = _tolerances(actual.dtype, expected.dtype, rtol=rtol, atol=atol)
-    a, e = actual.detach().numpy(), expected.detach().numpy()
+    # (bfloat16 has no Tensor.numpy(): its ml_dtypes arrays are compared as they are)
+    a, e = (t.detach()._data if t.dtype is _dtype.bfloat16 else t.detach().numpy() for t in (actual, expected))
     if a.dtype != e.dtype:  # check_dtype=False: both in the promoted dtype
         common = _dtype.result_type(a, e)
         a, e = a.astype(common), e.astype(common)

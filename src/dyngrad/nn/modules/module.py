@@ -22,6 +22,7 @@ _hook_ids = itertools.count()
 
 _TYPENAMES = {
     "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+    "bfloat16": "torch.BFloat16Tensor",
     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
     "complex64": "torch.ComplexFloatTensor", "complex128": "torch.ComplexDoubleTensor",
@@ -849,6 +850,12 @@ class Module:
         from ..._dtype import float16
 
         return self._float_cast(float16)
+
+    def bfloat16(self) -> Module:
+        """Cast floating parameters and buffers to torch.bfloat16 (needs ml_dtypes: Note [bfloat16])."""
+        from ..._dtype import bfloat16
+
+        return self._float_cast(bfloat16)
 
     def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.to(dst_type))
