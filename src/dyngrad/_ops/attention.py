@@ -15,8 +15,9 @@ torch's CPU ``scaled_dot_product_attention`` picks one of two implementations (a
 Both compute softmax(q k^T * scale + mask) v with scale = 1/sqrt(E) by default; a boolean mask is
 True where attention is allowed (converted to 0 / -inf), ``is_causal`` allows key j for query i when
 j <= i (top-left aligned: ``ones(L, S).tril()``). The flash node's backward is the usual attention
-gradient (recompute P; dV = P^T dO; dS = P * (dO V^T - rowsum(dO V^T * P)); dQ = dS K scale;
-dK = dS^T Q scale), written with dyngrad ops; torch raises for its second derivative ("derivative for
+gradient (dV = P^T dO; dS = P * (dO V^T - D), D = rowsum(dO * O); dQ = dS K scale; dK = dS^T Q scale),
+on arrays by head blocks with the forward's P (Note [Attention in head blocks]), and with dyngrad ops
+under create_graph; torch raises for its second derivative ("derivative for
 aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented"), so does dyngrad.
 
 ``multi_head_attention_forward`` follows torch.nn.functional's Python function step by step (packed or
