@@ -113,15 +113,18 @@ FLASH_BLOCK_CASES = [
 ]
 
 
+@pytest.mark.parametrize("keep_bytes", [0, 1 << 30])
 @pytest.mark.parametrize("block_bytes", [1, 1 << 30])
 @pytest.mark.parametrize("case", range(len(FLASH_BLOCK_CASES)))
-def test_sdpa_flash_head_blocks(case, block_bytes, monkeypatch):
+def test_sdpa_flash_head_blocks(case, block_bytes, keep_bytes, monkeypatch):
     """Note [Attention in head blocks]: one head per block or all at once, masks broadcast over batch or heads,
-    grouped heads; values and gradients as torch's, and a second backward through a retained graph (which
-    recomputes the probabilities) gives the same gradients again."""
+    grouped heads, the probabilities kept by the forward or recomputed by backward; values and gradients as
+    torch's, and a second backward through a retained graph (which recomputes the probabilities) gives the
+    same gradients again."""
     from dyngrad._ops import attention
 
     monkeypatch.setattr(attention, "_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(attention, "_KEEP_PROBS_BYTES", keep_bytes)
     torch.manual_seed(case)
     qs, hk, ms, kw = FLASH_BLOCK_CASES[case]
     q = torch.randn(*qs, dtype=torch.float64, requires_grad=True)
