@@ -102,6 +102,52 @@ def test_sdpa_values_grads_and_grad_fn(case, dtype):
     _compare_grads(d_out, t_out, d_in, t_in)
 
 
+FLASH_BLOCK_CASES = [
+    # (q shape, k/v heads, mask shape or None, kwargs): the flash node's head blocks, one head each
+    ((3, 4, 5, 6), 4, None, {}),
+    ((3, 4, 5, 6), 4, (3, 1, 5, 7), {}),
+    ((3, 4, 5, 6), 4, (1, 4, 5, 7), {"scale": 0.3}),
+    ((3, 4, 5, 6), 4, (5, 7), {}),
+    ((3, 4, 5, 6), 2, (3, 4, 5, 7), {"enable_gqa": True}),
+    ((3, 4, 5, 6), 2, None, {"enable_gqa": True, "is_causal": True}),
+]
+
+
+@pytest.mark.parametrize("keep_bytes", [0, 1 << 30])
+@pytest.mark.parametrize("block_bytes", [1, 1 << 30])
+@pytest.mark.parametrize("case", range(len(FLASH_BLOCK_CASES)))
+def test_sdpa_flash_head_blocks(case, block_bytes, keep_bytes, monkeypatch):
+    """Note [Attention in head blocks]: one head per block or all at once, masks broadcast over batch or heads,
+    grouped heads, the probabilities kept by the forward or recomputed by backward; values and gradients as
+    torch's, and a second backward through a retained graph (which recomputes the probabilities) gives the
+    same gradients again."""
+    from dyngrad._ops import attention
+
+    monkeypatch.setattr(attention, "_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(attention, "_KEEP_PROBS_BYTES", keep_bytes)
+    torch.manual_seed(case)
+    qs, hk, ms, kw = FLASH_BLOCK_CASES[case]
+    q = torch.randn(*qs, dtype=torch.float64, requires_grad=True)
+    k, v = (torch.randn(qs[0], hk, 7, qs[3], dtype=torch.float64, requires_grad=True) for _ in range(2))
+    m = None if ms is None else torch.randn(*ms, dtype=torch.float64)
+    if m is not None:
+        m[..., 1, :] = float("-inf")  # a query that may attend to nothing: zeros, as torch's flash kernel
+    t_out = TF.scaled_dot_product_attention(q, k, v, attn_mask=m, **kw)
+    dq, dk, dv = _d(q), _d(k), _d(v)
+    d_out = DF.scaled_dot_product_attention(dq, dk, dv, attn_mask=_d(m), **kw)
+    assert type(d_out.grad_fn).__name__ == type(t_out.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert_same_tensor(d_out, t_out, what="output")
+    g = torch.randn_like(t_out)
+    t_grads = torch.autograd.grad(t_out, (q, k, v), g)
+    first = dyngrad.autograd.grad(d_out, (dq, dk, dv), _d(g), retain_graph=True)
+    again = dyngrad.autograd.grad(d_out, (dq, dk, dv), _d(g))
+    for i, tg in enumerate(t_grads):
+        assert_same_tensor(first[i], tg, what=f"grad {i}")
+        assert_same_tensor(again[i], tg, what=f"grad {i} (retained graph)")
+    with dyngrad.no_grad():
+        assert_same_tensor(DF.scaled_dot_product_attention(dq, dk, dv, attn_mask=_d(m), **kw), t_out, what="no_grad")
+
+
 def test_sdpa_no_grad_and_flash_second_derivative_refused():
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 2, 3, 4, dtype=torch.float64, requires_grad=True) for _ in range(3))

@@ -4,7 +4,7 @@ torch; outputs, final states and every gradient compared), with torch's error te
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import pytest
 import torch
@@ -137,3 +137,43 @@ def test_rnn_over_packed_input(case, dtype, with_hx):
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else None
     for i, (a, b) in enumerate(zip(dg, tg)):
         assert_same_tensor(a, b, tol=tol, what=f"grad {i}")
+
+
+def _node_names(t):
+    """The multiset of grad_fn names in the graph behind ``t``."""
+    seen, names, stack = set(), Counter(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names[node.name()] += 1
+        stack.extend(fn for fn, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kw", [{}, {"num_layers": 2, "bidirectional": True}])
+def test_packed_lstm_graph_and_second_derivative(kw, dtype):
+    """A packed LSTM records torch's graph node for node (the input projection of all packed rows once, then per
+    step a slice of it, addmm of h, add, unsafe_chunk, the gates), and its gradients differentiate again as
+    torch's (the gradient of the squared gradient norm with respect to the input and every parameter)."""
+    torch.manual_seed(3)
+    tdt, ddt = getattr(torch, dtype), getattr(dyngrad, dtype)
+    tm = torch.nn.LSTM(3, 4, dtype=tdt, **kw)
+    dm = dyngrad.nn.LSTM(3, 4, dtype=ddt, **kw)
+    dm.load_state_dict(OrderedDict((k, _d(v)) for k, v in tm.state_dict().items()))
+    x = torch.randn(5, 3, 3, dtype=tdt, requires_grad=True)
+    dx = _d(x)
+    tout, _ = TR.pad_packed_sequence(tm(TR.pack_padded_sequence(x, [5, 3, 2]))[0])
+    dout, _ = DR.pad_packed_sequence(dm(DR.pack_padded_sequence(dx, [5, 3, 2]))[0])
+    t_loss, d_loss = tout.pow(2).sum(), dout.pow(2).sum()
+    assert _node_names(d_loss) == _node_names(t_loss)
+    t_in, d_in = [x, *tm.parameters()], [dx, *dm.parameters()]
+    tg = torch.autograd.grad(t_loss, t_in, create_graph=True)
+    dg = dyngrad.autograd.grad(d_loss, d_in, create_graph=True)
+    tgg = torch.autograd.grad(sum(g.pow(2).sum() for g in tg), t_in)
+    dgg = dyngrad.autograd.grad(sum(g.pow(2).sum() for g in dg), d_in)
+    tol = dict(rtol=1e-3, atol=1e-4) if dtype == "float32" else None
+    for i, (a, b) in enumerate(zip(dgg, tgg)):
+        assert_same_tensor(a, b, tol=tol, what=f"second-order grad {i}")

@@ -15,8 +15,9 @@ torch's CPU ``scaled_dot_product_attention`` picks one of two implementations (a
 Both compute softmax(q k^T * scale + mask) v with scale = 1/sqrt(E) by default; a boolean mask is
 True where attention is allowed (converted to 0 / -inf), ``is_causal`` allows key j for query i when
 j <= i (top-left aligned: ``ones(L, S).tril()``). The flash node's backward is the usual attention
-gradient (recompute P; dV = P^T dO; dS = P * (dO V^T - rowsum(dO V^T * P)); dQ = dS K scale;
-dK = dS^T Q scale), written with dyngrad ops; torch raises for its second derivative ("derivative for
+gradient (dV = P^T dO; dS = P * (dO V^T - D), D = rowsum(dO * O); dQ = dS K scale; dK = dS^T Q scale),
+on arrays by head blocks with the forward's P (Note [Attention in head blocks]), and with dyngrad ops
+under create_graph; torch raises for its second derivative ("derivative for
 aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented"), so does dyngrad.
 
 ``multi_head_attention_forward`` follows torch.nn.functional's Python function step by step (packed or
@@ -35,6 +36,7 @@ from .._dtype import bool as _bool
 from .._dtype import float32 as _float32
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
+from ..autograd import saved_hooks
 from ..autograd.grad_mode import _state, no_grad
 from . import matmul as mm
 from . import nn_kernels as nk
@@ -109,11 +111,6 @@ def _blasable(a):
     return a
 
 
-def _bmm(a, b):
-    """a @ b over the last two dims of two arrays with equal batch dims (BLAS-readable operands)."""
-    return xp.matmul(_blasable(a), _blasable(b))
-
-
 def _softmax_rows_inplace(s):
     """_safe_softmax over the last axis of ``s``, in place: exp(s - rowmax) / rowsum; all -inf rows give 0."""
     m = s.max(axis=-1, keepdims=True)
@@ -129,15 +126,6 @@ def _softmax_rows_inplace(s):
     return s
 
 
-def _probs(q, kr, mask, scale):
-    """softmax(q kr^T * scale + mask) on arrays (safe: fully masked rows are zeros)."""
-    s = _bmm(q, xp.swapaxes(kr, -1, -2))
-    s *= q.dtype.type(scale)
-    if mask is not None:
-        s += mask
-    return _softmax_rows_inplace(s)
-
-
 # Note [Attention in head blocks]
 # The (B, H, L, S) scores are the large array of attention: on the benchmark's shapes (16, 8, 128, 128)
 # they are 8 MB of float32, and each NumPy pass over them (scale, max, shift, exp, sum, normalise) reads
@@ -147,7 +135,20 @@ def _probs(q, kr, mask, scale):
 # batched BLAS calls, and the passes between them hit the cache. The probabilities P are kept for
 # backward (one array of the scores' size, while the graph lives), so backward does not recompute q k^T
 # and the softmax; torch's flash kernel keeps only the row log-sum-exps and recomputes P block by block.
+# Above _KEEP_PROBS_BYTES of scores (long sequences, where a model of several layers would hold one P
+# per layer) the node keeps nothing and backward recomputes each block's P, as torch's kernel does.
 _BLOCK_BYTES = 256 << 10
+_KEEP_PROBS_BYTES = 64 << 20
+
+
+def _block_probs(q, kt, mask, sc, i: int, hs: slice, out=None):
+    """softmax(q k^T * scale + mask) for block (batch i, heads hs), written into ``out`` if given."""
+    s = xp.matmul(q[i, hs], kt[i, hs], out=out)
+    s *= sc
+    mb = _mask_block(mask, i, hs)
+    if mb is not None:
+        s += mb
+    return _softmax_rows_inplace(s)
 
 
 def _blocks(b: int, h: int, per_head: int):
@@ -181,18 +182,14 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         b, h, L, _ = q.shape
         S = kr.shape[-2]
         out = xp.empty((b, h, L, vr.shape[-1]), dtype=q.dtype)
-        probs = xp.empty((b, h, L, S), dtype=q.dtype) if cache is not None else None
+        keep = cache is not None and b * h * L * S * q.itemsize <= _KEEP_PROBS_BYTES
+        probs = xp.empty((b, h, L, S), dtype=q.dtype) if keep else None
         sc = q.dtype.type(scale)
         kt = xp.swapaxes(kr, -1, -2)
         for i, hs in _blocks(b, h, L * S * q.itemsize):
-            s = xp.matmul(q[i, hs], kt[i, hs], out=probs[i, hs] if probs is not None else None)
-            s *= sc
-            mb = _mask_block(mask, i, hs)
-            if mb is not None:
-                s += mb
-            _softmax_rows_inplace(s)
-            xp.matmul(s, vr[i, hs], out=out[i, hs])
-        if cache is not None:
+            p = _block_probs(q, kt, mask, sc, i, hs, probs[i, hs] if keep else None)
+            xp.matmul(p, vr[i, hs], out=out[i, hs])
+        if keep:
             cache[:] = [probs]
         return out
 
@@ -204,8 +201,9 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         """
         q, k, v, out = (t._data for t in self.saved())
         mask, scale, rep, cache = self._params
-        # P from the forward, read once (a second backward through a retained graph recomputes it)
-        probs = cache.pop() if cache else _probs(q, _repeat_heads(k, rep), mask, scale)
+        # P from the forward, read once; recomputed by blocks when the forward kept none (large) or a second
+        # backward runs through a retained graph
+        probs = cache.pop() if cache else None
         q, kr, vr, g = _blasable(q), _blasable(_repeat_heads(k, rep)), _blasable(_repeat_heads(v, rep)), _blasable(g)
         b, h, L, _ = q.shape
         S = kr.shape[-2]
@@ -214,8 +212,9 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         rowdot = xp.einsum("...i,...i->...", g, out)[..., None]  # D: (B, H, L, 1)
         sc = q.dtype.type(scale)
         vt = xp.swapaxes(vr, -1, -2)
+        kt = xp.swapaxes(kr, -1, -2)
         for i, hs in _blocks(b, h, L * S * q.itemsize):
-            p = probs[i, hs]
+            p = probs[i, hs] if probs is not None else _block_probs(q, kt, mask, sc, i, hs)
             xp.matmul(xp.swapaxes(p, -1, -2), g[i, hs], out=dv[i, hs])
             ds = xp.matmul(g[i, hs], vt[i, hs])
             ds -= rowdot[i, hs]
@@ -369,7 +368,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if mask is not None:
             broadcast_shape((b, h, L, S), mask.shape)  # torch's broadcasting error for a bad mask
         add = _additive_mask(mask, query._data.dtype, is_causal, L, S)
-        record = _state.enabled and (query.requires_grad or key.requires_grad or value.requires_grad)
+        # keep P for backward only when a graph is recorded and no saved_tensors_hooks (checkpointing,
+        # save_on_cpu) decide what is stored: P would bypass them
+        record = (_state.enabled and not saved_hooks.STACK
+                  and (query.requires_grad or key.requires_grad or value.requires_grad))
         return apply(ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value),
                      (add, sc, h // key.size(1), [] if record else None))
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)

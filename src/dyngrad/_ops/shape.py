@@ -1000,7 +1000,7 @@ class _SplitOp(Op):
     def backward(self, *grads):
         if not _grad_state.enabled:  # a plain backward: one concatenate on arrays (Note [Backward on arrays])
             arrays = [g._data for g in grads]
-            if all(a.dtype == arrays[0].dtype for a in arrays):
+            if all(type(a) is xp.ndarray and a.dtype == arrays[0].dtype for a in arrays):  # (not vmap-batched)
                 return (wrap(xp.concatenate(arrays, axis=self._params[0])),)
         return (cat(grads, self._params[0]),)
 
