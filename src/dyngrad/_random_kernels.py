@@ -10,7 +10,8 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
   ``random``;
 - normal: a contiguous tensor of 16 or more elements is filled with uniforms, then transformed in place by
   Box-Muller in blocks of 16 (``normal_fill_16``: element j and j + 8 from ``u1 = 1 - data[j]``, ``u2 =
-  data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16; otherwise
+  data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16 (float32 and
+  float16: torch's AVX2 kernel, ``_avx_box_muller``); otherwise
   every element is a scalar ``normal_distribution<double>`` draw (Box-Muller on two 53-bit uniforms with
   the sine value cached in the generator for the next scalar draw);
 - integers: ``random_(from, to)`` is ``word % range + from`` with ``random64`` once ``range >= 2**28``
@@ -21,8 +22,9 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
 
 Double-precision transcendental functions go through Python's ``math`` (the C library's, as torch's
 kernels call them): NumPy's vectorised log/log1p/exp/tan differ from it in the last bit for a fraction of
-inputs. Float kernels compute in float64 and round to float32 (torch calls logf/sinf/cosf, which are
-correctly rounded for all but rare inputs).
+inputs. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
+``median + sigma * tan``): ``fma64``/``fma32`` compute them with one rounding. Float16 results of double draws
+pass through float (``from_double``), as c10::Half converts.
 """
 
 from __future__ import annotations
