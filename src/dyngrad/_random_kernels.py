@@ -10,7 +10,8 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
   ``random``;
 - normal: a contiguous tensor of 16 or more elements is filled with uniforms, then transformed in place by
   Box-Muller in blocks of 16 (``normal_fill_16``: element j and j + 8 from ``u1 = 1 - data[j]``, ``u2 =
-  data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16; otherwise
+  data[j + 8]``), the last block redrawn and recomputed when the size is not a multiple of 16 (float32 and
+  float16: torch's AVX2 kernel, ``_avx_box_muller``); otherwise
   every element is a scalar ``normal_distribution<double>`` draw (Box-Muller on two 53-bit uniforms with
   the sine value cached in the generator for the next scalar draw);
 - integers: ``random_(from, to)`` is ``word % range + from`` with ``random64`` once ``range >= 2**28``
@@ -21,8 +22,9 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
 
 Double-precision transcendental functions go through Python's ``math`` (the C library's, as torch's
 kernels call them): NumPy's vectorised log/log1p/exp/tan differ from it in the last bit for a fraction of
-inputs. Float kernels compute in float64 and round to float32 (torch calls logf/sinf/cosf, which are
-correctly rounded for all but rare inputs).
+inputs. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
+``median + sigma * tan``): ``fma64``/``fma32`` compute them with one rounding. Float16 results of double draws
+pass through float (``from_double``), as c10::Half converts.
 """
 
 from __future__ import annotations
@@ -130,9 +132,21 @@ def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
     otherwise (float16 draws a float, 24 bits, rounded to half only at the end: found by experiment)."""
     npd = np.dtype(npd)
     if npd == _f64:
-        words = g.words64(n)
-        np.bitwise_and(words, np.uint64((1 << 53) - 1), out=words)
-        out = words.view(np.int64).astype(_f64)
+        # random64() & (2**53 - 1) from the word pairs (hi, lo), in place in their buffer: read as little-endian
+        # uint64 a pair is hi + lo * 2**32, so the halves are swapped on the way (in chunks: small temporaries)
+        pairs = g.words(2 * n).view(np.uint64)
+        ints = pairs.view(np.int64)
+        out = pairs.view(_f64)
+        step = 1 << 16
+        low = np.empty(min(n, step), np.uint64)
+        for start in range(0, n, step):
+            chunk = pairs[start:start + step]
+            part = low[: chunk.size]
+            np.right_shift(chunk, np.uint64(32), out=part)
+            np.bitwise_and(chunk, np.uint64((1 << 21) - 1), out=chunk)
+            np.left_shift(chunk, np.uint64(32), out=chunk)
+            np.bitwise_or(chunk, part, out=chunk)
+            np.copyto(out[start:start + step], ints[start:start + step], casting="unsafe")  # (below 2**53: exact)
         out *= 2.0**-53
         return out
     bits = _DIGITS[npd]
@@ -247,7 +261,10 @@ def random_from_to(g: MT19937Stream, n: int, npd, low: int, span: int) -> np.nda
         vals = (words % np.uint64(span)).astype(object) + low if low + span > _INT64_MAX or low < -(1 << 62) \
             else (words % np.uint64(span)).astype(np.int64) + np.int64(low)
     else:
-        vals = (g.words(n) % np.uint32(span)).astype(np.int64) + np.int64(low)
+        words = g.words(n)
+        np.remainder(words, np.uint32(span), out=words)
+        vals = words.astype(np.int64)
+        vals += np.int64(low)
     if vals.dtype == object:
         vals = np.array([((v + (1 << 63)) % (1 << 64)) - (1 << 63) for v in vals], dtype=np.int64)
     return _wrap_cast(vals, npd)
@@ -292,7 +309,7 @@ def random_default(g: MT19937Stream, n: int, npd) -> np.ndarray:
 def _wrap_cast(vals: np.ndarray, npd) -> np.ndarray:
     """C's static_cast from int64: integers wrap, floats round."""
     if npd.kind in "iu":
-        return vals.astype(npd)
+        return vals.astype(npd, copy=False)
     if npd == np.bool_:
         return vals != 0
     return vals.astype(npd)
