@@ -198,6 +198,12 @@ _OPS = {
     "sum": (lambda L, x: x.sum(), (_X,), 0),
     "sum_dim": (lambda L, x: x.sum(1), (_X,), 0),
     "mean": (lambda L, x: x.mean(0), (_X,), 0),
+    "cumsum": (lambda L, x: x.cumsum(1), (_X,), 0),
+    "tanh_inplace": (lambda L, x: (x * 1).tanh_(), (_X,), 0),
+    "where": (lambda L, x, y: L.where(x > 0, x, y), (_X, _Y), 0),
+    "var": (lambda L, x: x.var(1), (_X,), 0),
+    "max_pool2d": (lambda L, x: L.nn.functional.max_pool2d(x, 2), (_IMG,), 0),
+    "avg_pool2d": (lambda L, x: L.nn.functional.avg_pool2d(x, 2), (_IMG,), 0),
     "conv2d": (lambda L, x, k: L.nn.functional.conv2d(x, k, padding=1), (_IMG, _K), 0),
     "cross_entropy": (lambda L, x: L.nn.functional.cross_entropy(x[:, :5], L.tensor(_TARGET)), (_X,), 0),
 }

@@ -81,7 +81,12 @@ def _to_compute(op, arrays, params):
         elif round_numbers:
             a = _round_number(a)
         up.append(a)
-    explicit_dtype = any(isinstance(p, (np.dtype, _dtype.dtype)) for p in params)
+    explicit_dtype = False
+    for p in params:
+        if isinstance(p, (np.dtype, _dtype.dtype)):
+            if p == bf16 or p is _dtype.bfloat16:  # a bfloat16 result asked for: computed in float32, rounded
+                continue
+            explicit_dtype = True
     if op.__name__ in _FOLLOWS_INPUT:  # float32 parameters of a bfloat16 input ("mixed type"): the input's dtype
         first = arrays[0]
         return up, type(first) is _ndarray and first.dtype == bf16
@@ -102,17 +107,24 @@ def has_bf16(arrays) -> bool:
     return False
 
 
-def compute(op, arrays, params, run):
-    """Run ``op`` on ``arrays`` (one of them bfloat16) by Note [bfloat16 compute]; ``run(arrays)`` calls the
-    op's forward, whose result (an array or a tuple of arrays) is returned, rounded as the note says."""
+def _f32_params(params):
+    """``params`` with a bfloat16 dtype (an explicit result dtype) replaced by float32, the compute type."""
+    bf16 = _dtype.BF16_NP
+    return tuple(_F32 if isinstance(p, np.dtype) and p == bf16 else p for p in params)
+
+
+def compute(op, arrays, params):
+    """Run ``op``'s forward on ``arrays`` (one of them bfloat16) and ``params`` by Note [bfloat16 compute]; its
+    result (an array or a tuple of arrays) is returned, rounded as the note says."""
+    forward = op.forward
     as_is = _runs_as_is.get(op)
     if as_is is None:
         as_is = _runs_as_is[op] = op.__module__ in _DATA_MOVEMENT_MODULES or op.__name__ in _VIEW_OPS
     if as_is:
-        return run(arrays)
+        return forward(*arrays, *params)
     up, round_back = _to_compute(op, arrays, params)
-    special = _BF16_FORWARDS.get(op.__name__)
-    out = special(*up, *params) if special is not None else run(up)
+    forward = _BF16_FORWARDS.get(op.__name__, forward)
+    out = forward(*up, *_f32_params(params))
     if not round_back:
         return out
     if type(out) is tuple:

@@ -21,7 +21,7 @@ from ..autograd.grad_mode import _state
 from ..autograd.graph import SavedResult, new_node
 from .registry import Op, apply, edge, register
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # ("V": bfloat16)
 
 
 def _type_name(npd) -> str:

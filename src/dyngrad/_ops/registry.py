@@ -338,12 +338,7 @@ def _bf16_apply(op, inputs, params, arrays) -> Tensor:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     if not _bf16.has_bf16(arrays):
         return apply(op, inputs, params, arrays)
-    forward = op.forward
-
-    def run(arrs):
-        return forward(*arrs, *params) if params else forward(*arrs)
-
-    _bf16_box.out = _bf16.compute(op, arrays, params, run)
+    _bf16_box.out = _bf16.compute(op, arrays, params)
     try:
         return apply(_precomputed(op), inputs, params, arrays)
     finally:
@@ -406,8 +401,7 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
             return _special_multi(op, inputs, params)
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     if _fw.bf16 and _bf16.has_bf16(arrays):  # Note [bfloat16 compute]
-        forward = op.forward
-        outs = _bf16.compute(op, arrays, params, lambda arrs: forward(*arrs, *params))
+        outs = _bf16.compute(op, arrays, params)
     else:
         outs = op.forward(*arrays, *params)
     needs = False
