@@ -46,9 +46,6 @@ SKIP = {
 # Rows of op families that landed in the same merge as vmap and do not match torch's vmap yet (they raise, or
 # their values or errors differ): listed in docs/func.md under "Not yet under vmap"; each needs a rule.
 NOT_YET = {
-    "as_strided",
-    "as_strided_of_view",
-    "as_strided_copy",
 }
 
 # Rows whose torch.func.vmap gives other values or gradients than torch's own op run once per sample (torch bugs,
@@ -307,3 +304,33 @@ def test_ops_without_batching_rule() -> None:
     """Every op that fell back to a loop above is one of the documented ones (run after the sweep)."""
     unexpected = sorted(FALLBACKS - set(WITHOUT_RULE))
     assert not unexpected, f"ops without a batching rule: {unexpected} (add a rule, or document them)"
+
+
+@pytest.mark.parametrize("in_dim", [0, 1])
+@pytest.mark.parametrize("case", ["own_offset", "before_sample", "past_sample", "view"])
+def test_as_strided_under_vmap(case, in_dim) -> None:
+    """as_strided under vmap reads each sample's storage as torch's batching rule does (offsets relative to the
+    storage shifted by the sample's batch stride), and refuses views that leave the sample with torch's error."""
+    fns = {
+        "own_offset": lambda x: x.as_strided((3, 3), (1, 1), 5),
+        "before_sample": lambda x: x.contiguous()[1:].as_strided((3, 3), (1, 1), 0),
+        "past_sample": lambda x: x.as_strided((5, 3), (3, 1), 0),
+        "view": lambda x: x.t().as_strided((2, 2), (1, 3), 1),
+    }
+    x = np.moveaxis(np.random.default_rng(0).standard_normal((3, 4, 3)), 0, in_dim)
+    results = []
+    for lib in (torch, dyngrad):
+        xs = lib.from_numpy(x).requires_grad_(True)
+        try:
+            out = lib.func.vmap(fns[case], in_dims=in_dim)(xs)
+        except RuntimeError as e:
+            results.append(str(e))
+            continue
+        ct = lib.from_numpy(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))
+        results.append((out, lib.autograd.grad(out, xs, ct)[0]))
+    t, d = results
+    if isinstance(t, str):
+        assert d == t
+        return
+    assert_same_tensor(d[0], t[0])
+    assert_same_tensor(d[1], t[1], what="grad")
