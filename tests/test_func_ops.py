@@ -59,6 +59,8 @@ TORCH_VMAP_BUGS = {
     "grid_sample_2d": "with the input and the grid batched at different dims, torch's rule reads one's batch dim as "
                       "the other's N (values and result layout)",
     "grid_sample_3d": "as grid_sample_2d",
+    "solve_ex": "torch's rule takes B for a batch of vectors when its physical rank is A's logical rank - 1 (B of "
+                "shape (1, 1) against A of (1, 1, 1, 1) gives one dim less than the op)",
 }
 
 ROWS = [op for op in OPS if "float64" in op.dtypes and not op.complex_out and op.name not in SKIP
@@ -272,6 +274,7 @@ def test_torch_vmap_bugs() -> None:
     cases = {
         "select_scatter": (lambda x, s: torch.select_scatter(x, s, 1, -1), [(3, 2, 5, 2), (3, 2, 2)], (0, 0)),
         "linalg.lu_solve": (lambda lu, piv, b: torch.linalg.lu_solve(lu, piv, b, left=False), None, (0, 0, 0)),
+        "solve_ex": (lambda a, b: torch.linalg.solve_ex(a + 3, b).result, [(3, 1, 1, 1, 1), (3, 1, 1)], (0, 0)),
         "grid_sample_2d": (lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=True),
                            [(3, 1, 1, 1, 1), (1, 3, 1, 1, 2)], (0, 1)),
         "grid_sample_3d": (lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=True),
@@ -295,9 +298,43 @@ WITHOUT_RULE = {
     "bincount": "the output's size depends on the values (torch's vmap loops too)",
     "linalg_solve_ex": "only for singular matrices: LAPACK's error codes matrix by matrix",
     "linalg_cholesky_ex": "only for matrices that are not positive-definite: the partial factor matrix by matrix",
-    # op families that landed in the same merge as vmap: they loop (correctly, with the warning) until they get rules
-    "embedding_bag": "no rule yet", "fill": "no rule yet", "linalg_matrix_exp": "no rule yet", "unique_dim": "no rule yet",
+    # ops torch's vmap has no rule for: it runs them once per sample with this warning, and so does dyngrad's
+    # (test_torch_loops_too)
+    "fill.Scalar": "torch's vmap loops too", "fill.Tensor": "torch's vmap loops too",
+    "embedding_bag.padding_idx": "torch's vmap loops too",
 }
+
+
+def _fallback_warnings(lib, fn, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = lib.func.vmap(fn)(*args)
+    return out, [str(w.message) for w in caught if "performance drop" in str(w.message)]
+
+
+def _loop_case(lib, case, mode, x, v, w):
+    """(function, args) of a test_torch_loops_too case for ``lib``."""
+    idx, offsets = lib.tensor([0, 2, 1, 5, 3, 4]), lib.tensor([0, 2, 4])
+    if case == "fill.Scalar":
+        return (lambda a: lib.fill(a, 1.5)), (lib.from_numpy(x),)
+    if case == "fill.Tensor":
+        return (lambda a, b: lib.fill(a, b)), (lib.from_numpy(x), lib.from_numpy(v))
+    return (lambda weight: lib.nn.functional.embedding_bag(idx, weight, offsets, mode=mode)), (lib.from_numpy(w),)
+
+
+@pytest.mark.parametrize("case", ["fill.Scalar", "fill.Tensor", "embedding_bag.padding_idx"])
+def test_torch_loops_too(case) -> None:
+    """The ops dyngrad's vmap runs once per sample because torch's does: the same values and the same warning."""
+    rng = np.random.default_rng(0)
+    x, v, w = rng.standard_normal((3, 4, 2)), rng.standard_normal(3), rng.standard_normal((3, 6, 2))
+    for mode in ("mean", "sum", "max") if case.startswith("embedding") else (None,):
+        results = []
+        for lib in (torch, dyngrad):
+            fn, args = _loop_case(lib, case, mode, x, v, w)
+            results.append(_fallback_warnings(lib, fn, *args))
+        (t_out, t_warn), (d_out, d_warn) = results
+        assert_same_tensor(d_out, t_out)
+        assert d_warn == t_warn and len(t_warn) == 1 and f"aten::{case}." in t_warn[0]
 
 
 def test_ops_without_batching_rule() -> None:

@@ -47,8 +47,11 @@ OP_RULES: dict = {}  # op class -> rule(op, arrays, params) returning the forwar
 
 def _aten(op) -> str:
     from .._ops.registry import aten_name
+    from .array import TORCH_OVERLOADS
 
-    return aten_name(op) if isinstance(op, type) else str(op)
+    if not isinstance(op, type):
+        return str(op)
+    return TORCH_OVERLOADS.get(op.__name__) or aten_name(op)
 
 
 # ---------------------------------------------------------------------------------- forward

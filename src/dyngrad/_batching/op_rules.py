@@ -300,6 +300,18 @@ def _masked_scatter(op, arrays, params):
     return _wrap_front(out, order)
 
 
+def _torch_loops(op, arrays, params):
+    """An op torch's vmap has no rule for (it runs the op once per sample, with its performance warning): the
+    same loop and warning (fill with a number or a 0-d tensor, embedding_bag)."""
+    from .array import max_level
+    from .dispatch import loop_forward
+
+    level = max(max_level(arrays), max_level(params))
+    if level < 0:
+        return op.forward(*arrays, *params)
+    return loop_forward(op, arrays, params, level)
+
+
 def load() -> dict:
     from .._ops import indexing
 
@@ -324,7 +336,10 @@ def load() -> dict:
 
     RULES[sorting.NanmedianBackward0] = _nanmedian_all
     RULES[sorting.ModeBackward0] = _axis_first_pair
-    from .._ops import grid_sample
+    from .._ops import embedding_bag, grid_sample, shape_extras
+
+    for op in (shape_extras.FillBackward0, shape_extras.FillBackward1, embedding_bag.EmbeddingBagBackward0):
+        RULES[op] = _torch_loops
 
     RULES[grid_sample.GridSampler2DBackward0] = _first_dims_batch
     RULES[grid_sample.GridSampler3DBackward0] = _first_dims_batch

@@ -137,11 +137,9 @@ RULES[np.nanargmin] = _arg_reduction(np.nanargmin, "nanargmin")
 
 @rule(np.unique)
 def _unique(level, ar, *args, axis=None, **kwargs):
-    """unique over a dim gives one shape per sample (torch's loop stacks them when they agree); the
-    flattened unique is refused, as torch refuses aten::_unique2."""
-    if axis is None:
-        dynamic_shape("_unique2")
-    return loop(np.unique, (ar,) + args, {"axis": axis, **kwargs}, level, "unique_dim")
+    """unique gives one shape per sample: refused, as torch refuses aten::_unique2 and aten::unique_dim (inside
+    another op's kernel, which needs it, the op runs once per sample)."""
+    dynamic_shape("_unique2" if axis is None else "unique_dim")
 
 
 @rule(np.average)
@@ -380,6 +378,8 @@ def _cross(level, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     pa, pb = align(a, level, n), align(b, level, n)
+    # an operand the level does not batch gets a leading size-1 dim, so that the axes below are its too
+    pa, pb = [p if type(x) is BatchedArray and x.level == level else np.expand_dims(p, 0) for p, x in ((pa, a), (pb, b))]
     # after alignment both operands have n dims past the batch dim: shift non-negative axes by one
     fix = lambda ax, nd: ax + 1 if ax >= 0 else ax  # noqa: E731
     return BatchedArray(np.cross(pa, pb, fix(axisa, n), fix(axisb, n), fix(axisc, n)), 0, level)
