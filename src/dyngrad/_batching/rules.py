@@ -537,3 +537,25 @@ def _compress(level, condition, a, axis=None, out=None):
     if axis is None:
         return BatchedArray(np.compress(condition, _flat(f), axis=1), 0, level)
     return BatchedArray(np.compress(condition, f, axis=_wrap(axis, a.ndim) + 1), 0, level)
+
+
+@rule(np.bincount)
+def _bincount(level, x, weights=None, minlength=0):
+    """bincount per sample in one call, each sample's values shifted past the previous samples' bins, when every
+    sample's result has the same length (``minlength`` covers them all, as in a backward formula's scatter); else
+    once per sample (the length depends on the values: torch's vmap loops too)."""
+    n = batch_size_at([x, weights], level)
+    px = _front_of(x, level)
+    pw = _front_of(weights, level) if weights is not None else None
+    if px is None or type(px) is not np.ndarray or (weights is not None and type(pw if pw is not None else weights)
+                                                   is not np.ndarray):
+        return loop(np.bincount, (x,), {"weights": weights, "minlength": minlength}, level, "bincount")
+    px = px.reshape(n, -1)
+    length = int(minlength)
+    if px.size and int(px.max()) >= length:  # samples whose lengths may differ
+        return loop(np.bincount, (x,), {"weights": weights, "minlength": minlength}, level, "bincount")
+    if weights is not None:
+        pw = (pw if pw is not None else np.broadcast_to(weights, (n,) + np.shape(weights))).reshape(n, -1)
+    shifted = px + (np.arange(n, dtype=px.dtype) * length)[:, None]
+    out = np.bincount(shifted.ravel(), None if weights is None else pw.ravel(), minlength=n * length)
+    return BatchedArray(out.reshape(n, length), 0, level)
