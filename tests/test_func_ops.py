@@ -43,10 +43,8 @@ SKIP = {
 }
 
 
-# Rows of op families that landed in the same merge as vmap and do not match torch's vmap yet (they raise, or
-# their values or errors differ): listed in docs/func.md under "Not yet under vmap"; each needs a rule.
-NOT_YET = {
-}
+# Rows that do not match torch's vmap yet (listed in docs/func.md): none left.
+NOT_YET: set = set()
 
 # Rows whose torch.func.vmap gives other values or gradients than torch's own op run once per sample (torch bugs,
 # shown by test_torch_vmap_bugs below): there dyngrad's vmap is checked against torch's op run once per sample
