@@ -448,6 +448,32 @@ def _vmap_inplace_fills(lib):
             vm(lambda v: v.clone().exponential_(), randomness="different")(x))
 
 
+def _vmap_bernoulli_batched_p(lib):
+    """bernoulli with a probability per sample (and with a number on batched input) draws per sample under
+    "different", from torch's stream, at in_dims 0 and 1; an unbatched probability tensor is expanded first."""
+    g = lib.Generator().manual_seed(1)
+    p = lib.rand(3, 4, 2, generator=g, dtype=lib.float64)
+    vm = F(lib).vmap
+    lib.manual_seed(0)
+    return (vm(lib.bernoulli, randomness="different")(p), vm(lib.bernoulli, randomness="different", in_dims=1)(p),
+            vm(lambda v: lib.bernoulli(p[0]) + v, randomness="different")(lib.zeros(3, dtype=lib.float64)),
+            vm(lambda v: lib.bernoulli(v, 0.3), randomness="different", in_dims=1)(p),
+            vm(lambda v: v.clone().bernoulli_(0.3), randomness="different")(p),
+            vm(lambda v, q: v.clone().bernoulli_(q), randomness="different")(p, p),
+            vm(lambda v: v.clone().bernoulli_(p[0]), randomness="different")(p))
+
+
+def _vmap_complex_fills(lib):
+    """In-place fills of complex tensors draw per sample under "different" (torch's values)."""
+    g = lib.Generator().manual_seed(1)
+    x = lib.rand(3, 4, 2, generator=g, dtype=lib.float64)
+    vm = F(lib).vmap
+    lib.manual_seed(0)
+    return (vm(lambda v: v.to(lib.complex128).normal_(), randomness="different")(x),
+            vm(lambda v: v.to(lib.complex128).uniform_(), randomness="different")(x),
+            vm(lambda v: v.to(lib.complex128).normal_(), randomness="same")(x))
+
+
 def _vmap_autograd_outside(lib):
     x = lib.tensor(X, requires_grad=True)
     m = T(lib, M)
@@ -512,7 +538,7 @@ PROGRAMS = [
     _mlp_jacrev, _mlp_hessian, _pinn, _pinn_loss_grad, _ensemble, _ntk, _ntk_jvp, _vmap_in_dims_pytree,
     _vmap_out_dims, _vmap_in_dim_negative, _vmap_kwargs_not_mapped, _vmap_nested_3, _vmap_nested_grad,
     _vmap_unbatched_output, _vmap_return_types, _vmap_randomness_same, _vmap_randomness_different_shapes, _vmap_dropout_different,
-    _vmap_inplace_fills, _vmap_autograd_outside,
+    _vmap_inplace_fills, _vmap_bernoulli_batched_p, _vmap_complex_fills, _vmap_autograd_outside,
     _vmap_autograd_in_dim_1, _functional_call_multi_dicts, _functional_call_kwargs, _functional_call_tied,
     _batch_norm_replaced,
 ]
@@ -618,6 +644,19 @@ def _err_vmap_out_dims_structure(lib):
 
 def _err_vmap_out_dims_type(lib):
     F(lib).vmap(lambda a: a, out_dims="x")(T(lib, X))
+
+
+def _err_vmap_bernoulli_same_batched(lib):
+    F(lib).vmap(lib.bernoulli, randomness="same")(lib.rand(3, 2, dtype=lib.float64))
+
+
+def _err_vmap_fill_unbatched_different(lib):
+    F(lib).vmap(lambda v: lib.zeros(2, dtype=lib.complex128).normal_() + v, randomness="different")(lib.zeros(3))
+
+
+def _err_vmap_bernoulli_inplace_unbatched_self(lib):
+    F(lib).vmap(lambda q: lib.zeros(2, dtype=lib.float64).bernoulli_(q), randomness="different")(
+        lib.rand(3, 2, dtype=lib.float64))
 
 
 def _err_vmap_randomness_value(lib):
@@ -775,6 +814,7 @@ ERRORS = [
     _err_vmap_in_dims_structure, _err_vmap_in_dim_non_tensor, _err_vmap_no_inputs, _err_vmap_no_batched,
     _err_vmap_bad_in_dims_type, _err_vmap_output_not_tensor, _err_vmap_batched_out_dim_none,
     _err_vmap_out_dims_structure, _err_vmap_out_dims_type, _err_vmap_randomness_value, _err_vmap_chunk_size,
+    _err_vmap_bernoulli_same_batched, _err_vmap_fill_unbatched_different, _err_vmap_bernoulli_inplace_unbatched_self,
     _err_vmap_item, _err_vmap_float, _err_vmap_control_flow, _err_vmap_tolist, _err_vmap_numpy,
     _err_vmap_random_error_mode, _err_vmap_dropout_error_mode, _err_vmap_inplace_captured_add,
     _err_vmap_inplace_captured_mul, _err_vmap_inplace_captured_copy, _err_vmap_inplace_captured_fill,

@@ -43,24 +43,22 @@ SKIP = {
 }
 
 
-# Rows of op families that landed in the same merge as vmap and do not match torch's vmap yet (they raise, or
-# their values or errors differ): listed in docs/func.md under "Not yet under vmap"; each needs a rule.
-NOT_YET = {
-    "select_scatter",
-    "as_strided",
-    "as_strided_of_view",
-    "as_strided_copy",
-    "triangular_solve",
-    "torch.lu",
-    "lu_unpack",
-    "linalg.lu_solve",
-    "torch.lu_solve",
-    "linalg.ldl_factor_ex",
-    "linalg.ldl_solve",
-    "grid_sample_3d",
-    "ldexp_int_exponent",
-    "dist",
-    "renorm",
+# Rows that do not match torch's vmap yet (listed in docs/func.md): none left.
+NOT_YET: set = set()
+
+# Rows whose torch.func.vmap gives other values or gradients than torch's own op run once per sample (torch bugs,
+# shown by test_torch_vmap_bugs below): there dyngrad's vmap is checked against torch's op run once per sample
+# (values and gradients through that loop), which is what vmap means (docs/func.md, differences).
+TORCH_VMAP_BUGS = {
+    "select_scatter": "torch's rule scatters src expanded over the whole dim, so src's gradient through the vmap is "
+                      "multiplied by that dim's size",
+    "linalg.lu_solve": "with left=False and B broadcast over a batch dim of its own, torch's rule pairs the samples' "
+                       "LU and B wrongly",
+    "grid_sample_2d": "with the input and the grid batched at different dims, torch's rule reads one's batch dim as "
+                      "the other's N (values and result layout)",
+    "grid_sample_3d": "as grid_sample_2d",
+    "solve_ex": "torch's rule takes B for a batch of vectors when its physical rank is A's logical rank - 1 (B of "
+                "shape (1, 1) against A of (1, 1, 1, 1) gives one dim less than the op)",
 }
 
 ROWS = [op for op in OPS if "float64" in op.dtypes and not op.complex_out and op.name not in SKIP
@@ -120,6 +118,12 @@ def _same_as_torch_per_sample(t_fn, t_in, dims, d_error):
     assert str(info.value) == str(d_error)
 
 
+def _torch_per_sample(t_fn, t_in, dims):
+    """torch's op run once per sample and stacked (flat outputs): the reference for TORCH_VMAP_BUGS."""
+    outs = [_flat(t_fn(*[x if d is None else x.select(d, i) for x, d in zip(t_in, dims)])) for i in range(BATCH)]
+    return [torch.stack([o[j] for o in outs]) for j in range(len(outs[0]))]
+
+
 def _per_sample(fn, inputs, dims):
     """dyngrad run once per sample, stacked: the reference where torch's vmap has no rule."""
     outs = []
@@ -172,7 +176,10 @@ def test_op_under_vmap(op, data) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t_out = torch.func.vmap(t_fn, in_dims=tuple(dims))(*t_in)
+            if op.name in TORCH_VMAP_BUGS:
+                t_out = _torch_per_sample(t_fn, t_in, dims)
+            else:
+                t_out = torch.func.vmap(t_fn, in_dims=tuple(dims))(*t_in)
     except Exception as e:  # noqa: BLE001 - compared with dyngrad's below
         t_out, t_error = None, e
     log = batching_array.FALLBACK_LOG = []
@@ -246,19 +253,119 @@ def test_op_under_vmap(op, data) -> None:
         assert_same_tensor(dg, tg, what=f"grad {i}")
 
 
+def _torch_disagrees_with_itself(fn, inputs, dims) -> bool:
+    ins = [torch.from_numpy(a).requires_grad_(True) for a in inputs]
+    out = torch.func.vmap(fn, in_dims=dims)(*ins)
+    ref = _torch_per_sample(fn, ins, dims)[0]
+    if out.shape != ref.shape:
+        return True
+    ct = torch.from_numpy(np.random.default_rng(1).standard_normal(tuple(out.shape)))
+    grads = torch.autograd.grad(out, ins, ct)
+    ref_grads = torch.autograd.grad(ref, ins, ct)
+    return not (torch.allclose(out, ref) and all(torch.allclose(g, r) for g, r in zip(grads, ref_grads)))
+
+
+def test_torch_vmap_bugs() -> None:
+    """Each entry of TORCH_VMAP_BUGS is a case where torch's vmap disagrees with torch's op run per sample (should
+    torch fix one, its rows go back to being compared with torch.func.vmap)."""
+    rng = np.random.default_rng(0)
+    cases = {
+        "select_scatter": (lambda x, s: torch.select_scatter(x, s, 1, -1), [(3, 2, 5, 2), (3, 2, 2)], (0, 0)),
+        "linalg.lu_solve": (lambda lu, piv, b: torch.linalg.lu_solve(lu, piv, b, left=False), None, (0, 0, 0)),
+        "solve_ex": (lambda a, b: torch.linalg.solve_ex(a + 3, b).result, [(3, 1, 1, 1, 1), (3, 1, 1)], (0, 0)),
+        "grid_sample_2d": (lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=True),
+                           [(3, 1, 1, 1, 1), (1, 3, 1, 1, 2)], (0, 1)),
+        "grid_sample_3d": (lambda x, g: torch.nn.functional.grid_sample(x, g, align_corners=True),
+                           [(2, 3, 2, 2, 1, 1), (3, 2, 2, 2, 1, 3)], (1, 0)),
+    }
+    assert set(cases) == set(TORCH_VMAP_BUGS)
+    for name, (fn, shapes, dims) in cases.items():
+        if shapes is None:  # lu_solve: LU factors of well-conditioned matrices, B with a batch dim of its own
+            lu, piv = torch.linalg.lu_factor(torch.from_numpy(rng.standard_normal((3, 2, 2)) + 3 * np.eye(2)))
+            b = torch.from_numpy(rng.standard_normal((3, 1, 1, 2))).requires_grad_(True)
+            out = torch.func.vmap(fn, in_dims=dims)(lu, piv, b)
+            ref = _torch_per_sample(fn, [lu, piv, b], dims)[0]
+            assert not torch.allclose(out, ref), name
+            continue
+        assert _torch_disagrees_with_itself(fn, [rng.standard_normal(s) for s in shapes], dims), name
+
+
 # Ops whose kernels still run once per sample under vmap in this sweep (docs/func.md lists them, with the reason).
 # An op whose first sample raises its own error is no fallback (the loop warns only once every sample ran).
 WITHOUT_RULE = {
     "bincount": "the output's size depends on the values (torch's vmap loops too)",
     "linalg_solve_ex": "only for singular matrices: LAPACK's error codes matrix by matrix",
     "linalg_cholesky_ex": "only for matrices that are not positive-definite: the partial factor matrix by matrix",
-    # op families that landed in the same merge as vmap: they loop (correctly, with the warning) until they get rules
-    "embedding_bag": "no rule yet", "fill": "no rule yet", "grid_sampler2_d": "no rule yet",
-    "grid_sampler3_d": "no rule yet", "linalg_matrix_exp": "no rule yet", "unique_dim": "no rule yet",
+    # ops torch's vmap has no rule for: it runs them once per sample with this warning, and so does dyngrad's
+    # (test_torch_loops_too)
+    "fill.Scalar": "torch's vmap loops too", "fill.Tensor": "torch's vmap loops too",
+    "embedding_bag.padding_idx": "torch's vmap loops too",
 }
+
+
+def _fallback_warnings(lib, fn, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = lib.func.vmap(fn)(*args)
+    return out, [str(w.message) for w in caught if "performance drop" in str(w.message)]
+
+
+def _loop_case(lib, case, mode, x, v, w):
+    """(function, args) of a test_torch_loops_too case for ``lib``."""
+    idx, offsets = lib.tensor([0, 2, 1, 5, 3, 4]), lib.tensor([0, 2, 4])
+    if case == "fill.Scalar":
+        return (lambda a: lib.fill(a, 1.5)), (lib.from_numpy(x),)
+    if case == "fill.Tensor":
+        return (lambda a, b: lib.fill(a, b)), (lib.from_numpy(x), lib.from_numpy(v))
+    return (lambda weight: lib.nn.functional.embedding_bag(idx, weight, offsets, mode=mode)), (lib.from_numpy(w),)
+
+
+@pytest.mark.parametrize("case", ["fill.Scalar", "fill.Tensor", "embedding_bag.padding_idx"])
+def test_torch_loops_too(case) -> None:
+    """The ops dyngrad's vmap runs once per sample because torch's does: the same values and the same warning."""
+    rng = np.random.default_rng(0)
+    x, v, w = rng.standard_normal((3, 4, 2)), rng.standard_normal(3), rng.standard_normal((3, 6, 2))
+    for mode in ("mean", "sum", "max") if case.startswith("embedding") else (None,):
+        results = []
+        for lib in (torch, dyngrad):
+            fn, args = _loop_case(lib, case, mode, x, v, w)
+            results.append(_fallback_warnings(lib, fn, *args))
+        (t_out, t_warn), (d_out, d_warn) = results
+        assert_same_tensor(d_out, t_out)
+        assert d_warn == t_warn and len(t_warn) == 1 and f"aten::{case}." in t_warn[0]
 
 
 def test_ops_without_batching_rule() -> None:
     """Every op that fell back to a loop above is one of the documented ones (run after the sweep)."""
     unexpected = sorted(FALLBACKS - set(WITHOUT_RULE))
     assert not unexpected, f"ops without a batching rule: {unexpected} (add a rule, or document them)"
+
+
+@pytest.mark.parametrize("in_dim", [0, 1])
+@pytest.mark.parametrize("case", ["own_offset", "before_sample", "past_sample", "view"])
+def test_as_strided_under_vmap(case, in_dim) -> None:
+    """as_strided under vmap reads each sample's storage as torch's batching rule does (offsets relative to the
+    storage shifted by the sample's batch stride), and refuses views that leave the sample with torch's error."""
+    fns = {
+        "own_offset": lambda x: x.as_strided((3, 3), (1, 1), 5),
+        "before_sample": lambda x: x.contiguous()[1:].as_strided((3, 3), (1, 1), 0),
+        "past_sample": lambda x: x.as_strided((5, 3), (3, 1), 0),
+        "view": lambda x: x.t().as_strided((2, 2), (1, 3), 1),
+    }
+    x = np.moveaxis(np.random.default_rng(0).standard_normal((3, 4, 3)), 0, in_dim)
+    results = []
+    for lib in (torch, dyngrad):
+        xs = lib.from_numpy(x).requires_grad_(True)
+        try:
+            out = lib.func.vmap(fns[case], in_dims=in_dim)(xs)
+        except RuntimeError as e:
+            results.append(str(e))
+            continue
+        ct = lib.from_numpy(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))
+        results.append((out, lib.autograd.grad(out, xs, ct)[0]))
+    t, d = results
+    if isinstance(t, str):
+        assert d == t
+        return
+    assert_same_tensor(d[0], t[0])
+    assert_same_tensor(d[1], t[1], what="grad")

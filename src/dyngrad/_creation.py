@@ -521,8 +521,10 @@ def _like_array(t: Tensor, npd, make):
     if type(d) is xp.ndarray:
         return make(d.shape, npd)
     from ._batching.array import from_layout, layout, physical
+    from ._batching.context import allocating
 
-    return from_layout(make(physical(d).shape, npd), layout(d))
+    with allocating(None):  # the physical array itself (a backward's scratch allocation would batch it again)
+        return from_layout(make(physical(d).shape, npd), layout(d))
 
 
 def zeros_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,

@@ -92,6 +92,11 @@ def refuse(message: str):
     raise error
 
 
+# torch's overload names where its fallback warning names one (ops torch's vmap runs once per sample itself)
+TORCH_OVERLOADS = {"FillBackward0": "fill.Scalar", "FillBackward1": "fill.Tensor",
+                   "EmbeddingBagBackward0": "embedding_bag.padding_idx"}
+
+
 def op_name(default: str) -> str:
     """torch's name of the op whose kernel runs (for messages), or ``default``."""
     op = STATE.op
@@ -100,7 +105,7 @@ def op_name(default: str) -> str:
     if isinstance(op, type):
         from .._ops.registry import aten_name
 
-        return aten_name(op)
+        return TORCH_OVERLOADS.get(op.__name__) or aten_name(op)
     return str(op)
 
 

@@ -36,7 +36,7 @@ from .array import (
     sample,
     warn_fallback,
 )
-from .tensors import share_identity, strip_level, to_logical, to_physical
+from .tensors import add_batch_level, share_identity, strip_level, to_logical, to_physical
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -47,8 +47,11 @@ OP_RULES: dict = {}  # op class -> rule(op, arrays, params) returning the forwar
 
 def _aten(op) -> str:
     from .._ops.registry import aten_name
+    from .array import TORCH_OVERLOADS
 
-    return aten_name(op) if isinstance(op, type) else str(op)
+    if not isinstance(op, type):
+        return str(op)
+    return TORCH_OVERLOADS.get(op.__name__) or aten_name(op)
 
 
 # ---------------------------------------------------------------------------------- forward
@@ -299,7 +302,9 @@ def _batched_backward(self, *grads):
     context.enter()
     STATE.kernel += 1
     try:
-        lgrads = [None if g is None else to_logical(g, lay) for g, lay in zip(grads, self._out_layouts)]
+        own = self._own
+        lgrads = [None if g is None else to_logical(g, lay) if len(lay) >= len(own) else _first_sample(
+            to_logical(g, lay), lay, own) for g, lay in zip(grads, self._out_layouts)]
         try:
             with _scratch_batched(self, lgrads):
                 outs = op.backward(self, *lgrads)
@@ -309,6 +314,27 @@ def _batched_backward(self, *grads):
     finally:
         STATE.kernel -= 1
         context.exit()
+
+
+def _first_sample(g: Tensor, lay: tuple, own: dict) -> Tensor:
+    """The gradient of an output that a batch level of its node does not batch (the clone of an unbatched
+    input next to a batched result): its physical gradient is already the sum over that level's samples, and
+    what it contributes to the inputs is the same for every sample, so it enters the formula as the gradient
+    of the first sample only (zeros for the others), which the inputs' gradients then sum once."""
+    have = {lv for lv, _ in lay}
+    have.update(levels(g._data))  # (a level the gradient has already, a vmap over the backward, is per sample)
+    for lv in sorted(own):
+        if lv in have:
+            continue
+        n = own[lv]
+        g = g.unsqueeze(0)
+        if n > 1:
+            from .._ops.shape import cat
+
+            zeros = np.zeros((n - 1,) + tuple(g.shape[1:]), dtype=g._data.dtype)
+            g = cat([g, wrap(zeros)], 0)
+        g = add_batch_level(g, 0, lv)
+    return g
 
 
 def _scratch_batched(node, grads):

@@ -196,6 +196,20 @@ def _first_dim_batch(op, arrays, params):
     return _wrap_front(out.reshape(lead + (v.shape[k],) + out.shape[1:]), order)
 
 
+def _first_dims_batch(op, arrays, params):
+    """An op of several arrays that share a first dim N of independent items (grid_sampler's input and grid): the
+    batch levels fold into N (an array one level does not batch is expanded over it, as torch's rule does), the
+    kernel runs once, and they unfold from its result."""
+    if not any(type(a) is BatchedArray for a in arrays):
+        return op.forward(*arrays, *params)
+    phys, order, lead = _all_levels_front(arrays)
+    k = len(lead)
+    n = phys[0].shape[k]
+    with plain():
+        out = op.forward(*[p.reshape((-1,) + p.shape[k + 1:]) for p in phys], *params)
+    return _wrap_front(out.reshape(lead + (n,) + out.shape[1:]), order)
+
+
 def _convolution(op, arrays, params):
     """convolution(x, w, b): the batch levels fold into the input's batch dim when the weight and bias are the
     same for every sample; a weight per sample (an ensemble) becomes groups of one convolution, as torch's
@@ -286,6 +300,18 @@ def _masked_scatter(op, arrays, params):
     return _wrap_front(out, order)
 
 
+def _torch_loops(op, arrays, params):
+    """An op torch's vmap has no rule for (it runs the op once per sample, with its performance warning): the
+    same loop and warning (fill with a number or a 0-d tensor, embedding_bag)."""
+    from .array import max_level
+    from .dispatch import loop_forward
+
+    level = max(max_level(arrays), max_level(params))
+    if level < 0:
+        return op.forward(*arrays, *params)
+    return loop_forward(op, arrays, params, level)
+
+
 def load() -> dict:
     from .._ops import indexing
 
@@ -310,6 +336,13 @@ def load() -> dict:
 
     RULES[sorting.NanmedianBackward0] = _nanmedian_all
     RULES[sorting.ModeBackward0] = _axis_first_pair
+    from .._ops import embedding_bag, grid_sample, shape_extras
+
+    for op in (shape_extras.FillBackward0, shape_extras.FillBackward1, embedding_bag.EmbeddingBagBackward0):
+        RULES[op] = _torch_loops
+
+    RULES[grid_sample.GridSampler2DBackward0] = _first_dims_batch
+    RULES[grid_sample.GridSampler3DBackward0] = _first_dims_batch
     RULES[conv.Im2ColBackward0] = _first_dim_batch
     RULES[conv.Col2ImBackward0] = _first_dim_batch
     _load_elementwise()
@@ -371,3 +404,24 @@ ELEMENTWISE = (
     "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "I0Backward0", "SpecialEntrBackward0",
     "StandardGammaGradBackward0",
 )
+
+
+def run_folded(fn, arrays):
+    """``fn(*arrays)`` for a kernel on plain arrays whose first dim (of one length in every array) indexes
+    independent problems and that walks them one by one (LAPACK-style code written in Python): under vmap every
+    batch level folds into that dim, the kernel runs once on plain arrays, and its results (a tuple, or one
+    array, each with that first dim) unfold into batched arrays."""
+    from .array import max_level
+
+    if max_level(arrays) < 0:
+        return fn(*arrays)
+    phys, order, lead = _all_levels_front(arrays)
+    k = len(lead)
+    folded = [None if p is None else p.reshape((-1,) + p.shape[k + 1:]) for p in phys]
+    with plain():
+        outs = fn(*folded)
+
+    def unfold(o):
+        return _wrap_front(o.reshape(lead + (-1,) + o.shape[1:]), order)
+
+    return tuple(unfold(o) for o in outs) if type(outs) is tuple else unfold(outs)

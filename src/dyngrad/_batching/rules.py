@@ -137,11 +137,9 @@ RULES[np.nanargmin] = _arg_reduction(np.nanargmin, "nanargmin")
 
 @rule(np.unique)
 def _unique(level, ar, *args, axis=None, **kwargs):
-    """unique over a dim gives one shape per sample (torch's loop stacks them when they agree); the
-    flattened unique is refused, as torch refuses aten::_unique2."""
-    if axis is None:
-        dynamic_shape("_unique2")
-    return loop(np.unique, (ar,) + args, {"axis": axis, **kwargs}, level, "unique_dim")
+    """unique gives one shape per sample: refused, as torch refuses aten::_unique2 and aten::unique_dim (inside
+    another op's kernel, which needs it, the op runs once per sample)."""
+    dynamic_shape("_unique2" if axis is None else "unique_dim")
 
 
 @rule(np.average)
@@ -380,6 +378,8 @@ def _cross(level, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     pa, pb = align(a, level, n), align(b, level, n)
+    # an operand the level does not batch gets a leading size-1 dim, so that the axes below are its too
+    pa, pb = [p if type(x) is BatchedArray and x.level == level else np.expand_dims(p, 0) for p, x in ((pa, a), (pb, b))]
     # after alignment both operands have n dims past the batch dim: shift non-negative axes by one
     fix = lambda ax, nd: ax + 1 if ax >= 0 else ax  # noqa: E731
     return BatchedArray(np.cross(pa, pb, fix(axisa, n), fix(axisb, n), fix(axisc, n)), 0, level)
@@ -537,3 +537,25 @@ def _compress(level, condition, a, axis=None, out=None):
     if axis is None:
         return BatchedArray(np.compress(condition, _flat(f), axis=1), 0, level)
     return BatchedArray(np.compress(condition, f, axis=_wrap(axis, a.ndim) + 1), 0, level)
+
+
+@rule(np.bincount)
+def _bincount(level, x, weights=None, minlength=0):
+    """bincount per sample in one call, each sample's values shifted past the previous samples' bins, when every
+    sample's result has the same length (``minlength`` covers them all, as in a backward formula's scatter); else
+    once per sample (the length depends on the values: torch's vmap loops too)."""
+    n = batch_size_at([x, weights], level)
+    px = _front_of(x, level)
+    pw = _front_of(weights, level) if weights is not None else None
+    if px is None or type(px) is not np.ndarray or (weights is not None and type(pw if pw is not None else weights)
+                                                   is not np.ndarray):
+        return loop(np.bincount, (x,), {"weights": weights, "minlength": minlength}, level, "bincount")
+    px = px.reshape(n, -1)
+    length = int(minlength)
+    if px.size and int(px.max()) >= length:  # samples whose lengths may differ
+        return loop(np.bincount, (x,), {"weights": weights, "minlength": minlength}, level, "bincount")
+    if weights is not None:
+        pw = (pw if pw is not None else np.broadcast_to(weights, (n,) + np.shape(weights))).reshape(n, -1)
+    shifted = px + (np.arange(n, dtype=px.dtype) * length)[:, None]
+    out = np.bincount(shifted.ravel(), None if weights is None else pw.ravel(), minlength=n * length)
+    return BatchedArray(out.reshape(n, length), 0, level)

@@ -19,6 +19,7 @@ the input's geometry reads each storage element.
 from __future__ import annotations
 
 from .._backend import xp
+from .._batching.array import BatchedArray as _BatchedArray
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import _state as _grad_state
 from . import shape as sh
@@ -300,6 +301,8 @@ def _root_of(a):
 
 def _storage_of(a):
     """(flat storage array, element offset of ``a`` in it): the memory ``a`` shares with its root."""
+    if type(a) is _BatchedArray:
+        return _batched_storage(a)[:2]
     root = _root_of(a)
     if not root.flags.c_contiguous:
         return xp.ascontiguousarray(a).reshape(-1), 0
@@ -308,14 +311,61 @@ def _storage_of(a):
     return flat, offset
 
 
+def _batched_storage(a):
+    """(storage, offset, strides) of an array batched by vmap, as torch's as_strided batching rule reads it: sample
+    i's storage is the memory from the physical array's start shifted by i batch strides, so that offsets and
+    strides (of one sample, in elements) mean within each sample's storage what they mean for the first sample's
+    (functorch's note on as_strided: y[i] has storage offset ``offset + i * x.stride(batch_dim)``). The storage is
+    a batched (overlapping) view of the root's memory; an array that does not lie in its root's memory with
+    non-negative batch strides is copied first (then each sample owns a contiguous storage)."""
+    from .._batching.op_rules import _physical_front, _wrap_front
+
+    v, order = _physical_front(a)
+    k = len(order)
+    item = v.itemsize
+    root = _root_of(v)
+    if not root.flags.c_contiguous or any(s < 0 or s % item for s in v.strides):
+        v = xp.ascontiguousarray(v)
+        root = v
+    flat = root.reshape(-1)
+    offset = (v.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // item if v.size else 0
+    batch_strides = tuple(s // item for s in v.strides[:k])
+    lead = v.shape[:k]
+    length = flat.size - sum((n - 1) * s for n, s in zip(lead, batch_strides))
+    if length < 0:  # (an empty batch)
+        length = 0
+    storage = xp.lib.stride_tricks.as_strided(flat, lead + (length,), tuple(s * item for s in batch_strides) + (item,))
+    return _wrap_front(storage, order), offset, tuple(s // item for s in v.strides[k:])
+
+
+_VMAP_AS_STRIDED = (
+    "result = tensor.as_strided({size}, {stride}, {offset}) can access memory outside of `tensor`. `result` can "
+    "access some memory in range [{r0}, {r1}], but `tensor` can only access some memory in range [{t0}, {t1}]. This "
+    "is not supported inside of vmap, please try to rewrite the `as_strided` call as a sequence of PyTorch view "
+    "operations")
+
+
+def _check_vmap_geometry(a, size, stride, offset, own_offset, own_strides) -> None:
+    """torch's as_strided batching rule: each sample's view must stay within the memory the sample itself can
+    reach (the range from its own offset to its last element), else its error."""
+    if any(n == 0 for n in size) or any(n == 0 for n in a.shape):
+        return
+    r0, r1 = offset, offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+    t0, t1 = own_offset, own_offset + sum((n - 1) * s for n, s in zip(a.shape, own_strides)) + 1
+    if r0 < t0 or r1 > t1:
+        raise RuntimeError(_VMAP_AS_STRIDED.format(size=list(size), stride=list(stride), offset=offset, r0=r0, r1=r1,
+                                                   t0=t0, t1=t1))
+
+
 def _positions(sizes, strides, offset):
     """The storage index of every element of the geometry (sizes, strides, offset), as an int64 array of ``sizes``."""
-    idx = xp.full(tuple(sizes), offset, dtype=xp.int64)
+    # (built from aranges, not xp.full: a backward under vmap makes the arrays it allocates batched)
+    idx = xp.asarray(offset, dtype=xp.int64)
     for d, (n, s) in enumerate(zip(sizes, strides)):
         shape = [1] * len(sizes)
         shape[d] = n
         idx = idx + (xp.arange(n, dtype=xp.int64) * s).reshape(shape)
-    return idx
+    return xp.broadcast_to(idx, tuple(sizes)).copy()
 
 
 def _input_geometry(a, offset: int):
@@ -377,9 +427,15 @@ def _as_strided_params(name: str, input, size, stride, storage_offset):  # noqa:
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     a = input._data
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if type(a) is _BatchedArray:  # under vmap: torch's batching rule (see _batched_storage)
+        flat, own_offset, own_strides = _batched_storage(a)
+        offset = own_offset if storage_offset is None else int(storage_offset)
+        _check_vmap_geometry(a, size, stride, offset, own_offset, own_strides)
+        _check_geometry(name, a, size, stride, offset, flat.shape[-1])
+        return (size, stride, offset, (tuple(a.shape), own_strides, own_offset), flat.shape[-1])
     flat, own_offset = _storage_of(a)
     offset = own_offset if storage_offset is None else int(storage_offset)
-    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     _check_geometry(name, a, size, stride, offset, flat.size)
     geometry = _input_geometry(a, own_offset)
     return (size, stride, offset, geometry, flat.size)

@@ -19,6 +19,7 @@ from fractions import Fraction
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from ..autograd.forward_ad import STATE as _fw_state
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from . import matmul as _products
 from . import pointwise as pw
@@ -178,6 +179,11 @@ class _GridSampler(Op):
         create = is_grad_enabled()  # the engine records the backward (create_graph) with grad mode on
         with enable_grad():
             ins = [x, g] if create else [x.detach(), g.detach()]
+            if _fw_state.batching:  # under vmap: each sample's gradient of an input the vmap does not batch
+                from .._batching.tensors import expand_over, levels_of
+
+                wanted = levels_of([x, g, grad])
+                ins = [expand_over(t, wanted) for t in ins]
             for i in want:
                 if not ins[i]._requires_grad:
                     ins[i] = ins[i].detach().requires_grad_(True)

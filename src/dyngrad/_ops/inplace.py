@@ -126,6 +126,8 @@ def direct(t: Tensor, other, ufunc) -> bool:
 def inplace(t: Tensor, compute, *args) -> Tensor:
     """Run ``compute(t, *args)`` out of place and write the result into ``t``."""
     if _state.enabled:
+        if _fw.batching and t._requires_grad and t._grad_fn is None:
+            _check_batched_write(t, args)  # torch's vmap refuses the write before autograd looks at the leaf
         _check_inplace_allowed(t)
         if t._base is not None and (
             t._requires_grad or t._base._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -157,6 +159,25 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
         _take_tangent(t, result)
     t._vc[0] += 1
     return t
+
+
+def _check_batched_write(t: Tensor, args) -> None:
+    """torch's vmap error for an in-place op writing values a vmap batches into ``t``, which it does not batch,
+    where torch gives it before autograd's leaf check: the ops its vmap has no rule for (its fallback refuses the
+    write first; an op with a rule, ``add_``, meets the leaf check first)."""
+    from .._batching import array as batching
+
+    name = batching._inplace_op_name()
+    if name is None or name in batching._SHAPE_MESSAGE_OPS or name in batching._ARITHMETIC_OPS or \
+            name in batching._NAMED_OPS:
+        return
+    levels, unbatched_write, batch_size_at = batching.levels, batching.unbatched_write, batching.batch_size_at
+    have = levels(t._data)
+    for a in args:
+        if isinstance(a, Tensor):
+            extra = [lv for lv in levels(a._data) if lv not in have]
+            if extra:
+                unbatched_write(t._data.shape, batch_size_at([a._data], max(extra)))
 
 
 def _rebase(t: Tensor, grad_fn, output_nr: int) -> None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
+from .._batching.array import BatchedArray as _BatchedArray
+from .._batching.op_rules import run_folded
 from .._tensor import Tensor, wrap
 from .linalg import _returned
 from .matmul import _type_name
@@ -164,6 +166,9 @@ def _sytrs_lower(a, ipiv, b, hermitian: bool):
 def _factor_arrays(d, hermitian: bool):
     n = d.shape[-1]
     batch = d.shape[:-2]
+    if type(d) is _BatchedArray:  # under vmap: the samples' matrices join the walk (one call on plain arrays)
+        ld, piv, info = run_folded(lambda f: _factor_arrays(f, hermitian), [d.reshape((-1, n, n))])
+        return ld.reshape(d.shape), piv.reshape(batch + (n,)), info.reshape(batch)
     flat = d.reshape((math.prod(batch), n, n))
     ld = xp.zeros_like(flat)
     piv = xp.zeros((flat.shape[0], n), dtype=xp.int32)
@@ -201,8 +206,13 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
 
 def _raise_info(info, name: str) -> None:
+    from .._batching.array import BatchedArray, any_sample, per_sample
     from .linalg import LinAlgError
 
+    if type(info) is BatchedArray:  # under vmap: the first sample that failed raises its own message
+        if any_sample(info):
+            per_sample(lambda i: _raise_info(i, name), info)
+        return
     flat = info.reshape(-1)
     bad = xp.nonzero(flat)[0]
     if bad.size:
@@ -241,10 +251,17 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     ld_b = xp.broadcast_to(ld, batch + ld.shape[-2:]).reshape((count, n, n))
     piv_b = xp.broadcast_to(piv, batch + piv.shape[-1:]).reshape((count, n))
     b_b = xp.broadcast_to(b, batch + b.shape[-2:]).reshape((count,) + b.shape[-2:])
-    out_arr = xp.empty(b_b.shape, dtype=ld.dtype)
-    for i in range(out_arr.shape[0]):
-        out_arr[i] = _sytrs_lower(ld_b[i], piv_b[i], b_b[i], bool(hermitian))
+    # (under vmap the samples' systems join the walk: one call on plain arrays)
+    out_arr = run_folded(lambda lds, pivs, bs: _solve_arrays(lds, pivs, bs, bool(hermitian)), [ld_b, piv_b, b_b])
     return wrap(out_arr.reshape(batch + b.shape[-2:]))
+
+
+def _solve_arrays(ld_b, piv_b, b_b, hermitian: bool):
+    """sytrs for (count, n, n) LD, (count, n) pivots, (count, n, k) B: X (count, n, k)."""
+    out_arr = xp.empty(b_b.shape, dtype=ld_b.dtype)
+    for i in range(out_arr.shape[0]):
+        out_arr[i] = _sytrs_lower(ld_b[i], piv_b[i], b_b[i], hermitian)
+    return out_arr
 
 
 LINALG_EXPORTS: dict = {"ldl_factor": ldl_factor, "ldl_factor_ex": ldl_factor_ex, "ldl_solve": ldl_solve}

@@ -19,6 +19,7 @@ import math
 import operator
 
 from .._backend import xp
+from .._batching.array import physical
 from .._tensor import Tensor, wrap
 from .linalg import _check_matrix, _returned, _warn_deprecated, inv_ex, solve, solve_triangular, svdvals
 from .matmul import _type_name, matmul
@@ -260,13 +261,12 @@ def _expm_arrays(a):
             r = xp.linalg.solve(v - u, v + u)
         except xp.linalg.LinAlgError:
             r = xp.full(work.shape, xp.nan, dtype=work.dtype)
-        flat_r, flat_s = r.reshape((-1, n, n)), s.reshape(-1)
-        for i in range(flat_r.shape[0]):  # undo the scaling: square s times
-            m = flat_r[i]
-            for _ in range(int(flat_s[i])):
-                m = m @ m
-            flat_r[i] = m
-    return flat_r.reshape(a.shape).astype(a.dtype)
+        # undo the scaling: square each matrix its own s times (all matrices at once, the squares of those already
+        # done discarded: the same products as one matrix at a time; under vmap the samples' matrices too)
+        steps = s[..., None, None]
+        for k in range(int(physical(s).max())):
+            r = xp.where(steps > k, r @ r, r)
+    return r.astype(a.dtype)
 
 
 @register

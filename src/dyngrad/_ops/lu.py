@@ -216,6 +216,12 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
 
 
 def _raise_zero_pivot(info, name: str) -> None:
+    from .._batching.array import BatchedArray, any_sample, per_sample
+
+    if type(info) is BatchedArray:  # under vmap: the first sample with a zero pivot raises its own message
+        if any_sample(info):
+            per_sample(lambda i: _raise_zero_pivot(i, name), info)
+        return
     flat = info.reshape(-1)
     bad = xp.nonzero(flat)[0]
     if bad.size:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import default_float_np, scalar_type_name
+from .._dtype import default_float_np, from_numpy, scalar_type_name
 from .._tensor import Tensor, wrap
+from ..autograd import forward_ad as _fw_ad
 from ._promote import prepare
 from .complex import conj_value as conj
 from .reduction import return_type
@@ -150,8 +151,21 @@ def ldexp(input, other, *, out=None):  # noqa: A002 - torch's name
     _need_tensor("ldexp", input, "input", 1)
     _need_tensor("ldexp", other, "other", 2)
     x, y = prepare(input, other, true_divide=True)
+    if _fw_ad.STATE.batching and _one_logical_scalar(input._data, other._data):
+        # torch's vmap rule for binary pointwise ops (handleScalarTypePromotion in BatchRulesBinaryOps.cpp):
+        # when one operand is a batched 0-d tensor and the other is not, both are converted to the result dtype
+        # first, so an integer exponent becomes a float one and gives the mantissa its gradient 2**other
+        dtype = from_numpy(xp.result_type(x, y))
+        input, other = input.to(dtype), other.to(dtype)
     with xp.errstate(all="ignore"):
         return apply(LdexpBackward0, (input, other), (), (x, y))
+
+
+def _one_logical_scalar(a, b) -> bool:
+    """Exactly one of ``a``, ``b`` is a 0-d array batched by vmap (a logical scalar, in functorch's words)."""
+    from .._batching.array import BatchedArray
+
+    return (type(a) is BatchedArray and a.ndim == 0) != (type(b) is BatchedArray and b.ndim == 0)
 
 
 @register

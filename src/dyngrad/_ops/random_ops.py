@@ -121,17 +121,28 @@ def _placed(t: Tensor, draw):
     """``draw(n, real_dtype, contiguous)`` (n values in torch's fill order) placed into an array of t's shape,
     through the real view of a complex tensor."""
     a = t._data
+    from .._batching.context import STATE
+
+    if STATE.stack:  # under vmap: torch's randomness rules (_batching/randomness.py)
+        from .._batching.randomness import fill_for
+
+        out = fill_for(a, lambda phys: _placed_array(phys, draw))  # "different": each sample its own numbers
+        if out is not None:
+            return out
+        if a.dtype.kind != "c":  # "same": one sample's numbers for the batch
+            from .._creation import _vmap_draw
+
+            return _vmap_draw(lambda s: xp.asarray(draw(math.prod(s), a.dtype, True)).reshape(s), tuple(a.shape))
+    return _placed_array(a, draw)
+
+
+def _placed_array(a, draw):
+    """``_placed`` for an array: the values for ``a`` in the order torch's kernel walks its memory."""
     shape, strides, npd = a.shape, a.strides, a.dtype
     if npd.kind == "c":
         real = npd.type(0).real.dtype
         shape, strides = shape + (2,), strides + (real.itemsize,)
         npd = real
-    from .._batching.context import STATE
-
-    if STATE.stack and a.dtype.kind != "c":  # under vmap: torch's randomness rules, one fill per sample if "different"
-        from .._creation import _vmap_draw
-
-        return _vmap_draw(lambda s: xp.asarray(draw(math.prod(s), npd, True)).reshape(s), tuple(shape))
     n = a.size * (2 if a.dtype.kind == "c" else 1)
     values = _kernels.arrange(xp.asarray(draw(n, npd, a.flags.c_contiguous)).ravel(), shape, strides)
     if a.dtype.kind == "c":
@@ -229,12 +240,38 @@ def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
             _expand_error(shape, p._data.shape)
         _no_complex(npd, "bernoulli_tensor_cpu_self_", t._data.size)
         _check_p_tensor(p, t._data.size)
-        values = _bernoulli_array(_rng(generator), p._data, shape, npd, t._data.strides)
+        g = _rng(generator)
+        values = None
+        if _batched_beyond(p._data, t._data):  # torch's in-place check comes first (its text)
+            from .._batching.array import _INPLACE_TAIL
+
+            raise RuntimeError("vmap: inplace bernoulli" + _INPLACE_TAIL.format(where="in a vmap",
+                                                                                name="inplace bernoulli"))
+        if type(t._data) is not xp.ndarray or type(p._data) is not xp.ndarray:
+            from .._batching.randomness import aligned_physical, refuse_same
+
+            refuse_same(p._data)
+
+            values = _vmap_fill(t, lambda a: _bernoulli_array(g, aligned_physical(p._data, t._data), a.shape, npd,
+                                                              a.strides))
+        if values is None:
+            values = _bernoulli_array(g, p._data, shape, npd, t._data.strides)
         return inplace(t, lambda a, pp: apply(BernoulliBackward1, (a, pp), (values, p._data.shape, p._data.dtype)), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
     _no_complex(npd, "bernoulli_scalar_cpu_", t._data.size)
-    return _fill(t, BernoulliBackward2, _bernoulli_array(_rng(generator), p, shape, npd, t._data.strides))
+    g = _rng(generator)
+    values = _vmap_fill(t, lambda a: _bernoulli_array(g, p, a.shape, npd, a.strides))
+    if values is None:
+        values = _bernoulli_array(g, p, shape, npd, t._data.strides)
+    return _fill(t, BernoulliBackward2, values)
+
+
+def _batched_beyond(a, t) -> bool:
+    """Whether ``a`` is batched by a vmap that does not batch ``t``."""
+    from .._batching.array import levels
+
+    return bool(set(levels(a)) - set(levels(t)))
 
 
 def _expand_error(target, shape):
@@ -529,12 +566,47 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # 
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
         _no_complex(npd, "bernoulli_scalar_cpu_", input._data.size)
-        return apply(NotImplemented, (input,), (_bernoulli_array(g, float(p), shape, npd), "bernoulli"))
+        values = _vmap_sample(input, lambda a: _bernoulli_array(g, float(p), a.shape, npd, _dense_strides(a)))
+        if values is None:
+            values = _bernoulli_array(g, float(p), shape, npd)
+        return apply(NotImplemented, (input,), (values, "bernoulli"))
     _no_complex(npd, "bernoulli_tensor_cpu_self_", input._data.size)
     _check_p_tensor(input, input._data.size)
-    strides, _ = _like_order(input, None)  # torch: empty_like(input).bernoulli_(input)
-    values = _bernoulli_array(g, input._data, shape, npd, strides)
+    values = _vmap_sample(input, lambda a: _bernoulli_array(g, a, a.shape, npd, _dense_strides(a)))
+    if values is None:
+        strides, _ = _like_order(input, None)  # torch: empty_like(input).bernoulli_(input)
+        values = _bernoulli_array(g, input._data, shape, npd, strides)
     return apply(BernoulliBackward0, (input,), (values, (_meta(input),)))
+
+
+def _vmap_sample(t: Tensor, draw):
+    """Under vmap, an out-of-place random op of ``t`` by torch's randomness rules (_batching/randomness.py), else
+    None."""
+    from .._batching.context import STATE
+
+    if not STATE.stack:
+        return None
+    from .._batching.randomness import sample_for
+
+    return sample_for(t._data, draw)
+
+
+def _dense_strides(a):
+    from .._batching.randomness import dense_strides
+
+    return dense_strides(a)
+
+
+def _vmap_fill(t: Tensor, fill):
+    """Under vmap, an in-place random fill of ``t`` by torch's randomness rules (_batching/randomness.py), else
+    None ("same" vmaps only, or none)."""
+    from .._batching.context import STATE
+
+    if not STATE.stack:
+        return None
+    from .._batching.randomness import fill_for
+
+    return fill_for(t._data, fill)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,  # noqa: A002
