@@ -508,6 +508,11 @@ ROWS: list[OpInfo] = [
            covers=("DivBackward0", "ExpandBackward0", "NormBackward1", "WhereBackward0"),
            params=lambda d, s: {"p": d.draw(st.sampled_from([2.0, 1.5])), "dim": d.draw(st.integers(-len(s[0]),
                                                                                                   len(s[0]) - 1))}, **C),
+    # p = 1, inf, 0.5: sgn(x) in the gradient, whose derivative is not zero for complex x; p < 1 masks x == 0
+    OpInfo("normalize_sgn_norms", lambda lib, x, p, dim: F(lib).normalize(x, p, dim), one_shape(min_dims=1, min_side=2),
+           covers=("DivBackward0", "NormBackward1"), gradcheck=False,
+           params=lambda d, s: {"p": d.draw(st.sampled_from([1.0, float("inf"), 0.5])),
+                                "dim": d.draw(st.integers(-len(s[0]), len(s[0]) - 1))}, **C),
     # ---- binary and divergence losses
     OpInfo("binary_cross_entropy", _bce, _same_shape_pair(), covers=("BinaryCrossEntropyBackward0",),
            params=_bce_params),

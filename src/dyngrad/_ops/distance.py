@@ -172,6 +172,11 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode="use_mm_for_eucli
 # ------------------------------------------------------------------ pairwise distances, cosine similarity
 
 
+def _zero_where(t: Tensor, mask: Tensor) -> Tensor:
+    """``t`` with zeros where ``mask`` (torch's masked_fill_(mask, 0)); no gradient flows there."""
+    return pw.where_(mask, wrap(xp.zeros((), dtype=t._data.dtype)), t)
+
+
 class _Norm(Op):
     """norm(input, p, dim, keepdim) = (sum |x|^p)^(1/p) over ``dim`` (p finite nonzero, or inf; p = 0 counts
     the nonzero entries).
@@ -207,18 +212,32 @@ class _Norm(Op):
         zero = wrap(norm._data == 0)
         if p == 0:  # a count: its gradient is zero (derivatives.yaml norm_backward), NaN inputs included
             return (wrap(xp.zeros(x._data.shape, dtype=g._data.dtype)),)
-        if p == 1:
-            return (g * wrap(xp.sign(x._data)),)
-        if p == float("inf"):
+        if p in (1, float("inf")):
+            # sgn(x): a constant for real x, but x / |x| for complex x, whose second derivative is not zero
+            if x._data.dtype.kind == "c":
+                from .complex import sgn
+
+                sign = sgn(x)
+            else:
+                sign = wrap(xp.sign(x._data))
+            if p == 1:
+                return (g * sign,)
             mask = (xp.abs(x._data) == norm._data).astype(x._data.dtype)
             count = mask.sum(axis=axes, keepdims=True)
-            return (g * wrap(xp.sign(x._data) * mask / count),)
-        safe = pw.where_(zero, wrap(xp.ones((), dtype=norm._data.dtype)), norm)
+            return (g * (sign * wrap(mask / count)),)
+        # the finite p's in norm_backward's own order of operations (FunctionsManual.cpp), so float32 rounds as
+        # torch's; the zero-norm (and, for p < 1, zero-input) positions are set to 0 as its masked_fill_ does
         if p == 2:
-            out = x * (g / safe)
+            return (g * _zero_where(x / norm, zero),)
+        if p < 2:
+            from .complex import sgn
+
+            scaled = (sgn(x) if x._data.dtype.kind == "c" else pw.sign(x)) * pw.pow(pw.abs(x), p - 1)
+            if p < 1:
+                return (_zero_where(scaled, wrap(x._data == 0)) * g * pw.pow(norm, 1 - p),)
         else:
-            out = x * pw.pow(pw.abs(x), p - 2) * (g / pw.pow(safe, p - 1))
-        return (pw.where_(zero, wrap(xp.zeros((), dtype=out._data.dtype)), out),)
+            scaled = x * pw.pow(pw.abs(x), p - 2)
+        return (scaled * _zero_where(g / pw.pow(norm, p - 1), zero),)
 
 
 _Norm.__name__ = _Norm.__qualname__ = "NormBackward1"

@@ -273,11 +273,15 @@ class RenormBackward0(Op):
         (x,) = self.saved()
         p, dim, maxnorm = self._params
         dims = [i for i in range(x.ndim) if i != dim]
-        norm = T.linalg.vector_norm(x, p, dims, keepdim=True)
+        # FunctionsManual renorm_backward takes the norms and the inner products in the CPU accumulate dtype
+        # (float32 -> float64, complex64 -> complex128): its float32 rounding, and for p = inf a mask of the
+        # elements whose |x| equals that wider norm (often none for complex64 input, which gives NaN, as torch)
+        acc = {"float32": T.float64, "complex64": T.complex128, "float16": T.float32}.get(str(x._data.dtype))
+        norm = T.linalg.vector_norm(x, p, dims, keepdim=True, dtype=acc)
         inner = x.conj() * g
         if inner.is_complex():
             inner = T.real(inner)
-        inner = inner.sum(dims, keepdim=True)
+        inner = inner.sum(dims, keepdim=True, dtype=None if acc is None else norm.dtype)
         nb = _norm_backward(inner, x, p, norm)
         invnorm = (norm + 1e-7).reciprocal()
         factor = invnorm * maxnorm
