@@ -178,6 +178,13 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
 
     @staticmethod
     def forward(q, k, v, mask, scale, rep, cache=None):
+        if not all(type(a) is xp.ndarray and a.ndim == 4 for a in (q, k, v)):
+            # batched by vmap (more dims, or the batching layer's arrays): whole-array products, no blocks
+            kr, vr = _repeat_heads(k, rep), _repeat_heads(v, rep)
+            s = xp.matmul(q, xp.swapaxes(kr, -1, -2)) * q.dtype.type(scale)
+            if mask is not None:
+                s = s + mask
+            return xp.matmul(_safe_softmax_array(s, -1), vr)
         q, kr, vr = _blasable(q), _blasable(_repeat_heads(k, rep)), _blasable(_repeat_heads(v, rep))
         b, h, L, _ = q.shape
         S = kr.shape[-2]
@@ -201,6 +208,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Op):
         """
         q, k, v, out = (t._data for t in self.saved())
         mask, scale, rep, cache = self._params
+        if not all(type(a) is xp.ndarray and a.ndim == 4 for a in (q, k, v, g)):  # batched by vmap
+            return self._grads(wrap(g))
         # P from the forward, read once; recomputed by blocks when the forward kept none (large) or a second
         # backward runs through a retained graph
         probs = cache.pop() if cache else None
