@@ -215,7 +215,10 @@ ROWS = [
            _lu_solve_shapes(), **C),
     OpInfo("householder_product", lambda lib, a, tau: lib.linalg.householder_product(a, tau), _reflector_shapes(),
            covers=("LinalgHouseholderProductBackward0",), **C),
-    OpInfo("ormqr", _ormqr, _ormqr_shapes(), params=_ormqr_flags, covers=("OrmqrBackward0",), **C),
+    # float32 second derivatives of ormqr sum products of reflectors in another order than torch's: relative 2e-4
+    # apart on some drawn examples (float64 agrees to 1e-9), so float32 gets the looser tolerance
+    OpInfo("ormqr", _ormqr, _ormqr_shapes(), params=_ormqr_flags, covers=("OrmqrBackward0",),
+           tol={"float32": dict(rtol=1e-3, atol=1e-4)}, **C),
     OpInfo("geqrf", lambda lib, a: lib.geqrf(a)[0] + lib.geqrf(a)[1].sum(), _rect(), differentiable=False, **C),
     OpInfo("linalg.lstsq", _lstsq, _lstsq_shapes(), params=_lstsq_driver, covers=("LinalgLstsqBackward0",), **C),
     # the draw differs from torch's; q = rank makes S and its gradient draw-independent up to rounding, which in

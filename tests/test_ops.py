@@ -88,12 +88,13 @@ _COMPLEX = ("complex64", "complex128")
 @given(data=st.data())
 def test_op_matches_torch(op, data) -> None:
     arrays, params, rng = _draw_case(op, data)
+    tol = (op.tol or {}).get(str(arrays[0].dtype))  # a row's own tolerance, where its formula amplifies rounding
     t_in = _inputs(torch, arrays, op.differentiable)
     d_in = _inputs(dyngrad, arrays, op.differentiable)
     d_out, t_out = same_error(lambda: op.fn(dyngrad, *d_in, **params), lambda: op.fn(torch, *t_in, **params))
     if t_out is None:
         return
-    assert_same_tensor(d_out, t_out, what="forward")
+    assert_same_tensor(d_out, t_out, tol=tol, what="forward")
     assert _grad_fn_name(d_out) == _grad_fn_name(t_out)
     if d_out.grad_fn is not None:
         assert d_out.grad_fn.name() == t_out.grad_fn.name()
@@ -110,7 +111,7 @@ def test_op_matches_torch(op, data) -> None:
             assert dg is None or not np.any(dg.detach().numpy()), f"grad {i}: torch None"
             continue
         assert dg is not None, f"grad {i}: dyngrad None, torch {tg}"
-        assert_same_tensor(dg, tg, what=f"grad {i}")
+        assert_same_tensor(dg, tg, tol=tol, what=f"grad {i}")
 
     # First order again through a plain backward (no graph recorded: the engine may use the
     # array formulas of Note [Backward on arrays]); leaves accumulate what torch's do.
@@ -122,7 +123,7 @@ def test_op_matches_torch(op, data) -> None:
         if tl.grad is None:
             assert dl.grad is None or not np.any(dl.grad.numpy()), f"plain backward grad {i}: torch None"
         else:
-            assert_same_tensor(dl.grad, tl.grad, what=f"plain backward grad {i}")
+            assert_same_tensor(dl.grad, tl.grad, tol=tol, what=f"plain backward grad {i}")
 
     # Second order: differentiate <grads, v> again.
     if not op.second_order:
@@ -145,7 +146,7 @@ def test_op_matches_torch(op, data) -> None:
         if dg is None:
             assert not np.any(tg.numpy(force=True)), f"second-order grad {i}: dyngrad None, torch {tg}"
             continue
-        assert_same_tensor(dg, tg, what=f"second-order grad {i}")
+        assert_same_tensor(dg, tg, tol=tol, what=f"second-order grad {i}")
 
 
 def _finite_difference(fn, arrays, i, v, eps=1e-6):
