@@ -905,11 +905,12 @@ def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
     return cat(tensors, dim, _name="concatenate")
 
 
-def _non_empty(name: str, tensors) -> tuple:
-    """_tensor_seq, and torch's RuntimeError for an empty list (the stacking functions check before cat)."""
+def _non_empty(name: str, tensors, empty_name: str | None = None) -> tuple:
+    """_tensor_seq, and torch's RuntimeError for an empty list (the stacking functions check before cat;
+    row_stack's names vstack there)."""
     tensors = _tensor_seq(name, tensors)
     if not tensors:
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
+        raise RuntimeError(f"{empty_name or name} expects a non-empty TensorList")
     return tensors
 
 
@@ -919,7 +920,7 @@ def hstack(tensors, *, _name: str = "hstack") -> Tensor:
 
 
 def vstack(tensors, *, _name: str = "vstack") -> Tensor:
-    return cat([atleast_2d(t) for t in _non_empty("vstack", tensors)], 0)
+    return cat([atleast_2d(t) for t in _non_empty(_name, tensors, "vstack")], 0)
 
 
 def row_stack(tensors) -> Tensor:
