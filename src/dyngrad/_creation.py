@@ -743,6 +743,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     _check_device(device)
     if end is None:
         start, end = 0, start
+    if out is not None and dtype is None:  # arange_out computes in the out tensor's dtype
+        dtype = out.dtype
     vals = [_scalar(v) for v in (start, end, step)]
     if builtins.any(isinstance(v, complex) for v in vals):  # torch reads the bounds as doubles
         raise RuntimeError("value cannot be converted to type double without overflow")

@@ -148,10 +148,14 @@ def isneginf(input: Tensor) -> Tensor:  # noqa: A002
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
     """|input - other| <= atol + rtol * |other| (or equal, or both NaN with equal_nan); dtypes must match, as torch."""
+    _need_tensor("isclose", input, "input", 1)
     _need_tensor("isclose", other)
     x, y = input._data, other._data
     if x.dtype != y.dtype:
         raise RuntimeError(f"{_type_name(x.dtype)} did not match {_type_name(y.dtype)}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:  # (aten prints the double as C++'s ostream does: %g)
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     _check_broadcast(x, y)
     if x.dtype.kind == "b":
         return wrap(xp.asarray(x == y))

@@ -455,9 +455,21 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
             f"Input type ({_tensor_type(x)}) and weight type ({_tensor_type(w)}) should be the same or input should be "
             "a MKLDNN tensor and weight is a dense tensor"
         )
+    if w.ndim < 3 and not transposed:
+        raise RuntimeError("weight should have at least three dimensions")
     if w.ndim != nd + 2:
+        if not transposed and nd > 1 and not isinstance(padding, str):
+            # aten's conv2d/conv3d parse an int as nd copies of it, then check each list against the weight's rank
+            for arg, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+                v = list(v) if isinstance(v, (list, tuple)) else [v] * nd
+                if len(v) not in (1, w.ndim - 2):
+                    raise RuntimeError(
+                        f"expected {arg} to be a single integer value or a list of {w.ndim - 2} values to match the "
+                        f"convolution dimensions, but got {arg}={v}"
+                    )
+        space = "" if isinstance(padding, str) and not transposed else " "  # (aten's padding='same' path: no space)
         raise RuntimeError(
-            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {_shape_list(w.shape)}, but got "
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight{space}{_shape_list(w.shape)}, but got "
             f"{x.ndim}-dimensional input of size {_shape_list(x.shape)} instead"
         )
     for arg, v in (("stride", stride), ("dilation", dilation)) + ((("padding", padding),) if not isinstance(padding, str) else ()):
@@ -501,6 +513,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, transposed
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     c = x.shape[1]
+    if not transposed and w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_shape_list(w.shape)} instead")
+    if not transposed and w.shape[0] % groups:  # (aten prints the size in double brackets)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
+                           f"weight of size [{_shape_list(w.shape)}] instead")
     if not transposed and c != w.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {_shape_list(w.shape)}, expected input{_shape_list(x.shape)} to "

@@ -108,9 +108,16 @@ alias_copy = _copy_of(_alias, "alias_copy")
 diagonal_copy = _copy_of(sh.diagonal, "diagonal_copy")
 expand_copy = _copy_of(sh.expand, "expand_copy", doc="``implicit`` is accepted and ignored, as torch.")
 def _narrow(t: Tensor, dim: int, start, length: int):
+    if t._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(dim, int) and dim >= t._data.ndim:  # narrow_copy checks this bound before wrapping the dim
         raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+    if isinstance(length, int) and length < 0 and isinstance(start, int):  # narrow_copy has no own length check
+        n = t._data.shape[dim]
+        if -n <= start <= n:
+            raise RuntimeError(f"start ({start + n if start < 0 else start}) + length ({length}) exceeds dimension "
+                               f"size ({n}).")
     return sh.narrow(t, dim, start, length)
 
 

@@ -439,6 +439,8 @@ def _scatter_prepare(a: Tensor, dim: int, index: Tensor, name: str, src=None):
     if idx.ndim != len(shape) and not (idx.ndim <= 1 and len(shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     sshape = src._data.shape if isinstance(src, Tensor) else None
+    if sshape is not None and idx.ndim != len(sshape) and not (idx.ndim <= 1 and len(sshape) <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     too_big = any(k != d and len(shape) > k and idx.shape[k] > shape[k] for k in range(idx.ndim))
     if sshape is not None:
         too_big = too_big or any(len(sshape) > k and idx.shape[k] > sshape[k] for k in range(idx.ndim))
@@ -772,7 +774,11 @@ def _mask_array(mask, name: str):
         raise TypeError(f"{name}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     m = mask._data
     if m.dtype.kind != "b":
-        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {_dtype_name(m.dtype)}")
+        # masked_scatter_ names torch's scalar type (Float, Byte), the others the C++ type (float, unsigned char)
+        from .._dtype import scalar_type_name
+
+        kind = scalar_type_name(m.dtype) if name.startswith("masked_scatter") else _dtype_name(m.dtype)
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {kind}")
     return m
 
 

@@ -160,6 +160,8 @@ def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
     """torch's checks for dot / vdot: two 1-D tensors of one size and one non-bool dtype."""
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:  # aten checks the dtypes before the sizes
+        _check_float_pair(a, b, name)
     if a._data.shape[0] != b._data.shape[0]:
         n, m = a._data.shape[0], b._data.shape[0]
         raise RuntimeError(

@@ -621,7 +621,13 @@ def pow(a, exponent):  # noqa: A001 - torch's name
 
 
 def neg(a: Tensor) -> Tensor:
-    return apply(NegBackward0, (a,))
+    try:  # (a try costs nothing on the hot path; NumPy refuses a bool negation with its own TypeError)
+        return apply(NegBackward0, (a,))
+    except TypeError:
+        if isinstance(a, Tensor) and a._data.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.") from None
+        raise
 
 
 negative = neg

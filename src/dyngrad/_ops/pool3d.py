@@ -32,7 +32,7 @@ def _pool3d_setup(x: Tensor, name: str, kernel_size, stride, padding, dilation, 
     """
     a = x._data
     if a.ndim not in (4, 5):
-        raise RuntimeError(f"non-empty 4D or 5D (batch mode) tensor expected for input, but got: {_shape_list(a.shape)}")
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     if a.dtype.kind == "c":
         raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(a)}'")
     for arg, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding), ("dilation", dilation)):
@@ -59,7 +59,7 @@ def _pool3d_setup(x: Tensor, name: str, kernel_size, stride, padding, dilation, 
         if a.shape[i] == 0:
             raise RuntimeError(
                 f"{kernel_name}(): Expected input's non-batch dimensions to have positive length, but input has a "
-                f"shape of {_shape_list(a.shape)} and non-batch dimension {i} has length zero!")
+                f"shape of {_shape_list(a.shape)} and non-batch dimension 0 has length zero!")  # (always 0 in aten)
     if name == "avg_pool3d" and any(n < k for n, k in zip(spatial, kernel)):  # aten's check_input_size
         raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel size "
                            f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
@@ -280,6 +280,9 @@ def _adaptive_size(a, output_size, name):
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
                 f"{_shape_list(a.shape)} with dimension {i} being empty")
     out = tuple(a.shape[-3 + i] if out[i] is None else int(out[i]) for i in range(3))
+    if any(o < 0 for o in out) and name == "adaptive_max_pool3d":  # aten allocates the output before checking
+        bad = next(o for o in out if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {_shape_list(a.shape[:-3] + out)}")
     if any(o < 0 for o in out):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{out[0]}, {out[1]},{out[2]}}}")

@@ -205,8 +205,13 @@ def _pool1d_args(kernel_size, stride, padding, dilation):
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
                return_indices=False):
     """aten's max_pool1d_with_indices: unsqueeze(-2), max_pool2d with a height-1 kernel, squeeze(-2)."""
-    if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {_shape_list(input._data.shape)}")
+    shape = input._data.shape
+    if not return_indices and not (len(shape) in (2, 3) and all(shape[-2:])):  # aten's max_pool1d (no indices)
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{_shape_list(shape)}")
+    if len(shape) not in (2, 3):  # max_pool1d_with_indices' checkDimRange
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for max_pool1d)")
     k, s, p, d = _pool1d_args(kernel_size, stride, padding, dilation)
     if not return_indices:  # aten's max_pool1d checks first; max_pool1d_with_indices goes straight to 2-D
         _check_max_pool1d(input, k, s or k, p, d, ceil_mode)

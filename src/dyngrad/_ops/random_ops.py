@@ -618,6 +618,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     input, a bad dim, num_samples <= 0 or too many without replacement, and invalid weights.
     """
     w = input._data
+    if out is not None and out._data.dtype != xp.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {scalar_type_name(out._data.dtype)}")
     if w.dtype.kind not in "fV":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {scalar_type_name(w.dtype)}")
     if w.ndim not in (1, 2):
@@ -626,10 +628,16 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     k = w.shape[-1]
+    if k > 2 ** 24:  # aten samples in float32, whose integers are exact only up to 2^24
+        raise RuntimeError("number of categories cannot exceed 2^24")
     if not replacement and n > k:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     rows = w.reshape(-1, k).astype(xp.float64)
     if rows.size and not (xp.isfinite(rows).all() and (rows >= 0).all()):
+        if replacement and n > 1:  # aten's sampling kernel checks element by element: first not >= 0, then finite
+            bad = rows.reshape(-1)[~(xp.isfinite(rows) & (rows >= 0)).reshape(-1)][0]
+            what = "< 0" if not bad >= 0 else "= infinity or NaN"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {what})")
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     sums = rows.sum(axis=1)
     if rows.shape[0] and (sums <= 0).any():

@@ -624,6 +624,8 @@ class UnbindBackward0(Op):
 def unbind(a: Tensor, dim: int = 0) -> tuple:
     from .registry import apply_multi
 
+    if a._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, a._data.ndim)
     outs = apply_multi(UnbindBackward0, (a,), (d,))
     return _mark_multi_view(outs, a, "UnbindBackward0")
@@ -922,13 +924,22 @@ def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
     return cat(tensors, dim, _name="concatenate")
 
 
+def _non_empty(name: str, tensors, empty_name: str | None = None) -> tuple:
+    """_tensor_seq, and torch's RuntimeError for an empty list (the stacking functions check before cat;
+    row_stack's names vstack there)."""
+    tensors = _tensor_seq(name, tensors)
+    if not tensors:
+        raise RuntimeError(f"{empty_name or name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors, *, _name: str = "hstack") -> Tensor:
-    tensors = [atleast_1d(t) for t in _tensor_seq(_name, tensors)]
+    tensors = [atleast_1d(t) for t in _non_empty(_name, tensors)]
     return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors, *, _name: str = "vstack") -> Tensor:
-    return cat([atleast_2d(t) for t in _tensor_seq(_name, tensors)], 0)
+    return cat([atleast_2d(t) for t in _non_empty(_name, tensors, "vstack")], 0)
 
 
 def row_stack(tensors) -> Tensor:
@@ -936,11 +947,11 @@ def row_stack(tensors) -> Tensor:
 
 
 def dstack(tensors) -> Tensor:
-    return cat([atleast_3d(t) for t in _tensor_seq("dstack", tensors)], 2)
+    return cat([atleast_3d(t) for t in _non_empty("dstack", tensors)], 2)
 
 
 def column_stack(tensors) -> Tensor:
-    ts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in _tensor_seq("column_stack", tensors)]
+    ts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in _non_empty("column_stack", tensors)]
     return hstack(ts)
 
 
@@ -1112,6 +1123,8 @@ def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
     if a._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):
+        if start._data.ndim != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = int(start.item())
     d = _wrap_dim(dim, a._data.ndim)
     n = a._data.shape[d]
@@ -1183,6 +1196,8 @@ class RollBackward0(Op):
 
 def roll(a: Tensor, shifts, dims=None) -> Tensor:
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
@@ -1191,9 +1206,9 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     n = a._data.ndim
+    if n == 0 and dims:  # aten wraps each dim without the scalar allowance
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(_wrap_dim(d, n) for d in dims)
-    if n == 0:
-        return apply(RollBackward0, (a,), (shifts, ()))
     return apply(RollBackward0, (a,), (shifts, dims))
 
 
