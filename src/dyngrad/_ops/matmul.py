@@ -421,6 +421,7 @@ def _check_scalars(dtype, *values, half: str = "float") -> None:
 
 class _AddProduct(Op):
     save_inputs = True
+    profiled_backward = True  # torch's backward calls aten::mm / aten::bmm (registry.Op.profiled_backward)
     complex_grad = True
     product = None  # "mm" or "bmm"
 

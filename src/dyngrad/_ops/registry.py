@@ -87,6 +87,9 @@ class Op(Node):
     # Whether the backward follows Note [Complex gradients]; None: only if the op saves nothing.
     complex_grad = None
     _complex_ok = True  # complex_grad resolved per class (__init_subclass__)
+    # Whether torch's backward of this node runs ops a profiler lists (AddmmBackward0's aten::mm): while a
+    # profiler records, such a node takes its Tensor backward, not backward_arrays, so the same ops show up
+    profiled_backward = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -154,7 +154,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, capt
                     g0 = grads[0]
                     if g0 is None:
                         outs = ()
-                    elif create_graph or node.backward_arrays is None or (_fw.bf16 and g0._data.dtype.kind == "V"):
+                    elif (create_graph or node.backward_arrays is None or (_fw.bf16 and g0._data.dtype.kind == "V")
+                          or (_fw.profiling and getattr(node, "profiled_backward", False))):
                         # (bfloat16 gradients take the Tensor formulas: Note [bfloat16 fused backward])
                         outs = node.backward(g0) if not _fw.bf16 else _bf16.backward(node, grads, create_graph)
                     else:
