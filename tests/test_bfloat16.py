@@ -297,3 +297,25 @@ def test_assert_close_on_bfloat16_as_torch(shift, raises):
 
     # same_error: the same AssertionError text when torch raises, else both return True
     assert same_error(lambda: program(dyngrad), lambda: program(torch)) == ((None, None) if raises else (True, True))
+
+
+@pytest.mark.parametrize("draw", ["rand", "randn", "uniform_", "normal_"])
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 1000, 100003])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_random_draws_are_torchs(draw, n, seed):
+    """bfloat16 draws from torch's stream as float16 does (a float draw, rounded once), value for value, and the
+    generator ends where torch's does (the next float draw agrees)."""
+
+    def run(lib):
+        lib.manual_seed(seed)
+        if draw in ("rand", "randn"):
+            out = getattr(lib, draw)(n, dtype=lib.bfloat16)
+        elif draw == "uniform_":
+            out = lib.empty(n, dtype=lib.bfloat16).uniform_(-2, 3)
+        else:
+            out = lib.empty(n, dtype=lib.bfloat16).normal_(1, 2)
+        return out.float().numpy(), lib.rand(3).numpy()
+
+    (d_vals, d_next), (t_vals, t_next) = run(dyngrad), run(torch)
+    np.testing.assert_array_equal(d_vals, t_vals)
+    np.testing.assert_array_equal(d_next, t_next)

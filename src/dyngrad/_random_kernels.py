@@ -38,6 +38,11 @@ from ._torch_rng import MT19937Stream
 
 _f64, _f32, _f16 = np.float64, np.float32, np.float16
 _DIGITS = {np.dtype(_f64): 53, np.dtype(_f32): 24, np.dtype(_f16): 24}  # (float16 draws as float)
+
+
+def _reduced(npd: np.dtype) -> bool:
+    """float16 or bfloat16 (ml_dtypes' kind "V"): torch draws these as floats, rounded at the end."""
+    return npd == _f16 or npd.kind == "V"
 _TWO_PI = 2.0 * math.pi
 
 
@@ -118,8 +123,8 @@ def from_double(values: np.ndarray, npd) -> np.ndarray:
     """``static_cast<T>`` of double draws: float16 goes through float first (c10::Half is built from a float),
     which rounds differently from a direct conversion for a few values in ten thousand."""
     npd = np.dtype(npd)
-    if npd == _f16:
-        return values.astype(_f32).astype(_f16)
+    if _reduced(npd):
+        return values.astype(_f32).astype(npd)
     return values.astype(npd)
 
 
@@ -155,7 +160,7 @@ def unit_uniform(g: MT19937Stream, n: int, npd) -> np.ndarray:
             np.copyto(out[start:start + step], ints[start:start + step], casting="unsafe")  # (below 2**53: exact)
         out *= 2.0**-53
         return out
-    bits = _DIGITS[npd]
+    bits = _DIGITS.get(npd, 24)  # (float16 and bfloat16: a float's 24 bits)
     words = g.words(n)
     np.bitwise_and(words, np.uint32((1 << bits) - 1), out=words)
     # converted in place (below 2**24 as int32: NumPy's fast integer conversion): one array per draw, as few
@@ -173,11 +178,11 @@ def uniform(g: MT19937Stream, n: int, npd, low: float = 0.0, high: float = 1.0) 
     if npd == _f64:
         lo, hi = _f64(low), _f64(high)
         return x if (lo == 0 and hi == 1) else fma64(x, float(hi - lo), float(lo))
-    if npd == _f16:
-        # float16 (found by experiment): the float draw scaled with float bounds, fused, rounded to half; a value
-        # rounded up to `to` becomes `from`
-        out = fma32(x, _f32(high) - _f32(low), _f32(low)).astype(_f16)
-        return np.where(out == _f16(high), _f16(low), out)
+    if _reduced(npd):
+        # float16 (found by experiment; bfloat16 the same way): the float draw scaled with float bounds, fused,
+        # rounded to the dtype; a value rounded up to `to` becomes `from`
+        out = fma32(x, _f32(high) - _f32(low), _f32(low)).astype(npd)
+        return np.where(out == npd.type(high), npd.type(low), out)
     lo, hi = _f32(low), _f32(high)
     if lo == 0 and hi == 1:  # (x * 1 + 0 is x)
         return x
@@ -234,12 +239,12 @@ def normal(g: MT19937Stream, n: int, npd, mean: float = 0.0, std: float = 1.0, c
                 normal_fill_16_avx2(tail, mean, std)
                 out[n - 16:] = tail
             return out
-        if npd == _f16:
+        if _reduced(npd):
             # float16 (found by experiment): float uniforms for the whole blocks only, then 16 for the last
             # block, through the float kernel (float mean and std), rounded to half at the end
             vals = unit_uniform(g, full + (16 if n % 16 else 0), _f32)
             normal_fill_16_avx2(vals, mean, std)
-            out = np.empty(n, dtype=_f16)
+            out = np.empty(n, dtype=npd)
             out[:full] = vals[:full]
             if n % 16:
                 out[n - 16:] = vals[full:]
