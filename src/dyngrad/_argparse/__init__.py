@@ -1,0 +1,498 @@
+"""One argument parser for the public functions and Tensor methods, after torch's.
+
+torch checks every call of a C-implemented function against its Python signatures (generated from
+native_functions.yaml; torch/csrc/utils/python_arg_parser.cpp) and raises a TypeError that quotes them
+when no signature takes the arguments. dyngrad keeps those signatures in one table,
+``_signatures.SIGNATURES`` (generated from torch by scripts/gen_signatures.py), keyed by the name a user
+calls: ``"exp"`` (dyngrad.exp), ``"Tensor.add"``, ``"nn.functional.linear"``, ``"linalg.inv"``.
+
+Note [Argument checks off the hot path]
+Parsing every call as torch does would cost microseconds per op. The functions are wrapped instead
+(``checked``) so that the common call costs one extra Python call and one type test:
+- before the call, only the cheap test of Note [Suspect arguments] runs;
+- the op runs; if it raises (a float has no ``_data``), the call is parsed against the table: when no
+  signature takes the arguments, torch's TypeError replaces the error, since torch parses before it
+  runs anything; otherwise the op's own error stands (it was about something else);
+- a keyword torch accepts as a NumPy alias (``axis=``, ``keepdims=``) is renamed and the call retried,
+  on that same slow path.
+A function the table does not know is not wrapped: nothing is checked, nothing breaks.
+
+Adding a row: a new builtin torch function gets its row by running scripts/gen_signatures.py (once
+dyngrad has the function under torch's name); a hand-written row is a tuple of torch's signature
+strings, e.g. ``"exp": ("(Tensor input, *, Tensor out = None)",)``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._backend import xp
+from .._creation import Generator
+from .._dtype import dtype
+from .._tensor import Size, Tensor, device
+from ._signatures import CALLED, NUMBERS_AS_TENSORS, SIGNATURES
+
+_NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
+
+# torch's NumPy-compatible keyword names (python_arg_parser.cpp, numpy_compatibility_arg_names)
+ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+class Param:
+    __slots__ = ("type", "name", "kwonly", "optional", "default_none")
+
+    def __init__(self, text: str, kwonly: bool):
+        head, eq, default = text.partition(" = ")
+        self.type, _, self.name = head.rpartition(" ")
+        self.kwonly = kwonly
+        self.optional = bool(eq)
+        self.default_none = default == "None"
+
+
+@functools.cache
+def parse_signature(text: str) -> tuple:
+    """``"(Tensor input, *, Tensor out = None)"`` -> its Params."""
+    params, kwonly = [], False
+    body = text.strip()[1:-1]
+    for part in body.split(", ") if body else ():
+        if part == "*":
+            kwonly = True
+        else:
+            params.append(Param(part, kwonly))
+    return tuple(params)
+
+
+def type_name(obj) -> str:
+    """How torch's messages name the type of ``obj`` (Python's tp_name: ``numpy.ndarray``, ``float``)."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    t = type(obj)
+    if t is dtype:
+        return "torch.dtype"
+    if t is Size:
+        return "torch.Size"
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # builtin, or a class written in Python
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_int(obj) -> bool:
+    return (type(obj) is not bool and isinstance(obj, (int, xp.integer))) or (
+        isinstance(obj, Tensor) and obj._data.ndim == 0 and obj._data.dtype.kind in "iu"
+    )
+
+
+def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
+    """Whether torch's parameter type ``kind`` takes ``obj`` (FunctionParameter::check, for the types
+    dyngrad meets; an unknown type takes anything, so a missing rule never rejects a valid call)."""
+    if kind == "Tensor":
+        return isinstance(obj, Tensor) or (numbers_as_tensors and isinstance(obj, _NUMBER_TYPES))
+    if kind == "Number":  # a number, or a tensor of one element and no dimension
+        return isinstance(obj, _NUMBER_TYPES) or (isinstance(obj, Tensor) and obj._data.ndim == 0)
+    if kind in ("int", "SymInt"):
+        return _is_int(obj)
+    if kind == "bool":
+        return isinstance(obj, (bool, xp.bool_))
+    if kind == "float":
+        return type(obj) is not bool and isinstance(obj, (int, float, xp.integer, xp.floating, Tensor))
+    if kind in ("str", "c10::string_view"):
+        return isinstance(obj, str)
+    if kind.startswith("tuple of ints") or kind.startswith("tuple of SymInts"):
+        return _is_int(obj) or (isinstance(obj, (tuple, list)) and all(_is_int(v) for v in obj))
+    if kind == "tuple of Tensors":
+        return isinstance(obj, (tuple, list))
+    if kind == "torch.dtype":
+        # NumPy dtypes too: dyngrad's own code casts with them (x.to(array.dtype))
+        return isinstance(obj, (dtype, xp.dtype)) or any(obj is t for t in (int, float, bool, complex))
+    if kind == "torch.Generator":
+        return isinstance(obj, Generator)
+    if kind == "torch.device":
+        return isinstance(obj, (str, device)) or _is_int(obj)
+    return True
+
+
+def _positional(params) -> list:
+    return [p for p in params if not p.kwonly]
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _bind(name, params, args, kwargs, nat):
+    """Match a call against one signature; raises _Mismatch(torch's text for it) when it does not take it.
+
+    In torch's order (FunctionSignature::parse): too many positional arguments, then each parameter in
+    turn (missing, given twice, wrong type), then keywords no parameter has.
+    """
+    pos = _positional(params)
+    if len(args) > len(pos):
+        # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0)
+        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and all(_is_int(a) for a in args):
+            args = (tuple(args),)
+        else:
+            n, least, k = len(pos), _min_args(params), len(args)
+            if least != n:  # sic: torch counts required keyword-only parameters in the lower bound
+                raise _Mismatch(f"{name}() takes from {least} to {n} positional arguments but {k} were given")
+            raise _Mismatch(
+                f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {k} {'was' if k == 1 else 'were'} given"
+            )
+    for i, p in enumerate(params):
+        given_pos = not p.kwonly and i < len(args)
+        if given_pos and p.name in kwargs:
+            raise _Mismatch(f"{name}() got multiple values for argument '{p.name}'")
+        if given_pos:
+            obj = args[i]
+        elif p.name in kwargs:
+            obj = kwargs[p.name]
+        else:
+            if not p.optional:
+                rest = [q.name for q in params[i:] if not q.optional]
+                names = ", ".join(f'"{m}"' for m in rest)
+                # sic: torch's "s" goes with one missing argument (python_arg_parser.cpp, missing_args)
+                raise _Mismatch(
+                    f"{name}() missing {len(rest)} required positional argument{'s' if len(rest) == 1 else ''}: {names}"
+                )
+            continue
+        if obj is None and p.default_none:
+            continue
+        where = f" (position {i + 1})" if given_pos else ""
+        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
+            for j, item in enumerate(obj):
+                if not _is_int(item):
+                    raise _Mismatch(
+                        f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
+                        f"{type_name(item)} at pos {j}"
+                    )
+        if not accepts(p.type, obj, nat):
+            raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(obj)}")
+        if p.type == "tuple of Tensors":
+            for j, item in enumerate(obj):
+                if not isinstance(item, Tensor):
+                    raise _Mismatch(f"expected Tensor as element {j} in argument {i}, but got {type_name(item)}")
+    names = {p.name for p in params}
+    for key in kwargs:
+        if key not in names:
+            raise _Mismatch(f"{name}() got an unexpected keyword argument '{key}'")
+
+
+def _kwargs_in_torch_order(kwargs: dict) -> list:
+    # torch keeps the keywords in a std::unordered_map to describe them: with libstdc++, small maps
+    # iterate in reverse order of insertion
+    return list(reversed(kwargs.items()))
+
+
+def _got(args, kwargs) -> str:
+    """torch's ``_argDesc``: the types of the arguments given."""
+    kw = [f"{k}={type_name(v)}" for k, v in _kwargs_in_torch_order(kwargs)]
+    if args:
+        return "(" + ", ".join([type_name(a) for a in args] + kw) + ")"
+    return "(" + ", ".join(kw) + ", )"
+
+
+def _described(obj) -> str:
+    """A type as torch's ``_formattedArgDesc`` writes it: lists and tuples with their items' types."""
+    if type(obj) is list:
+        return "list of [" + ", ".join(_described(v) for v in obj) + "]"
+    if type(obj) is tuple:
+        return "tuple of (" + ", ".join(_described(v) for v in obj) + ")"
+    return type_name(obj)
+
+
+def _why_not(params, text: str, args, kwargs) -> str:
+    """The line torch adds under a signature that takes as many arguments as were given (sic: its count
+    includes the ``*`` of keyword-only parameters; invalid_arguments.cpp, _argcountMatch)."""
+    if text.count(", ") + 1 != len(args) + len(kwargs):
+        return ""
+    names = {p.name: p for p in params}
+    unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
+    if unmatched:
+        return "      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched) + "\n"
+    parts = []
+    pos = _positional(params)
+    for i, obj in enumerate(args):
+        ok = i < len(pos) and _plainly(pos[i].type, obj)
+        parts.append(_described(obj) if ok else f"!{_described(obj)}!")
+    for k, obj in _kwargs_in_torch_order(kwargs):
+        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"{k}=!{_described(obj)}!")
+    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + ")\n"
+
+
+def _plainly(kind: str, obj) -> bool:
+    """The type test of torch's error description (stricter than the parser's: a tensor is no Number)."""
+    if kind == "Number":
+        return isinstance(obj, _NUMBER_TYPES)
+    return accepts(kind, obj, False)
+
+
+def explain(key: str, args: tuple, kwargs: dict):
+    """torch's TypeError for a call of ``key`` that no signature of the table takes; None if one does."""
+    sigs = SIGNATURES.get(key)
+    if sigs is None:
+        return None
+    name = CALLED.get(key, key.rpartition(".")[2])
+    nat = key in NUMBERS_AS_TENSORS
+    parsed = [parse_signature(s) for s in sigs]
+    errors = []
+    for params in parsed:
+        try:
+            _bind(name, params, args, kwargs, nat)
+            return None
+        except _Mismatch as e:
+            errors.append(str(e))
+    if len(sigs) == 1 and key not in HIDDEN:
+        return TypeError(errors[0])  # a function of one signature: its own message
+    # several signatures (some maybe hidden, deprecated ones: HIDDEN): one that the number of arguments
+    # fits gives its own message, else torch lists them (PythonArgParser::print_error)
+    n = len(args) + len(kwargs)
+    plausible = [i for i, params in enumerate(parsed) if _min_args(params) <= n <= len(params)]
+    if len(plausible) == 1:
+        return TypeError(errors[plausible[0]])
+    head = f"{name}() received an invalid combination of arguments - got "
+    if len(sigs) == 1:  # one visible signature (invalid_arguments.cpp, format_invalid_args)
+        names = {p.name for p in parsed[0]}
+        unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
+        if unmatched:
+            return TypeError(f"{name}() received an invalid combination of arguments - got unrecognized keyword "
+                             f"arguments: {', '.join(unmatched)}")
+        return TypeError(f"{head}{_got(args, kwargs)}, but expected {sigs[0]}")
+    lines = []
+    for text, params in zip(sigs, parsed):
+        lines.append(f" * {text}\n{_why_not(params, text, args, kwargs)}")
+    return TypeError(f"{head}{_got(args, kwargs)}, but expected one of:\n" + "".join(lines))
+
+
+def _min_args(params) -> int:
+    return sum(1 for p in params if not p.optional)
+
+
+from ._signatures import HIDDEN  # noqa: E402
+
+
+def _realias(kwargs: dict, key: str):
+    """``kwargs`` with torch's NumPy-style names renamed to the signature's, or None if none applies."""
+    sigs = SIGNATURES.get(key, ())
+    names = {p.name for s in sigs for p in parse_signature(s)}
+    renamed, changed = {}, False
+    for k, v in kwargs.items():
+        alias = ALIASES.get(k)
+        if alias is not None and k not in names and alias in names and alias not in kwargs:
+            renamed[alias] = v
+            changed = True
+        else:
+            renamed[k] = v
+    return renamed if changed else None
+
+
+def checked(key: str, fn, method: bool = False):
+    """``fn`` wrapped with torch's argument errors (Note [Argument checks off the hot path]).
+
+    ``method``: ``fn`` is a Tensor method; positions in messages count from the first argument after self.
+    """
+    sigs = SIGNATURES.get(key)
+    if sigs is None or not callable(fn):
+        return fn
+    nat = key in NUMBERS_AS_TENSORS
+    suspect, most, least = _suspect_positions(sigs, method, nat)
+    # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
+    wrapped = tuple(i for i, _ in _suspect_positions(sigs, method)[0] if nat and _tensor_only(sigs, i - method))
+    if most is None:
+        most = 1 << 30
+
+    def slow(args, kwargs, error):
+        if kwargs:
+            renamed = _realias(kwargs, key)
+            if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
+                return wrapper(*args, **renamed)
+        problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
+        if problem is not None:
+            raise problem from None
+        if "out" in kwargs and _has_out(key) and not _takes_out(fn):
+            return _call_with_out(key, wrapper, args, kwargs)
+        if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
+            converted = _numbers_to_tensors(args, wrapped)
+            if converted is not None:
+                return fn(*converted, **kwargs)
+        if error is not None:
+            raise error
+        return fn(*args, **kwargs)
+
+    def wrapper(*args, **kwargs):
+        if len(args) > most or (len(args) < least and not kwargs):
+            return slow(args, kwargs, None)
+        for i, fast in suspect:
+            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
+                return slow(args, kwargs, None)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - torch parses before it runs: a call no signature takes fails so
+            return slow(args, kwargs, e)
+
+    functools.update_wrapper(wrapper, fn)
+    wrapper.__wrapped_key__ = key
+    return wrapper
+
+
+def _known_keywords(key: str, fn, kwargs: dict) -> dict:
+    """``kwargs`` less the keywords the table lacks but the op function names: a row probed from torch
+    may miss a keyword-only parameter (one its docstring does not list), which the op, written after
+    torch's, has."""
+    if not kwargs:
+        return kwargs
+    names = {p.name for s in SIGNATURES[key] for p in parse_signature(s)}
+    own = _keywords_of(fn)
+    return {k: v for k, v in kwargs.items() if k in names or k not in own}
+
+
+@functools.cache
+def _keywords_of(fn) -> frozenset:
+    import inspect
+
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+@functools.cache
+def _takes_out(fn) -> bool:
+    """Whether the op function has an ``out`` parameter of its own (or takes any keyword)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "out" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+@functools.cache
+def _has_out(key: str) -> bool:
+    return any(p.name == "out" for s in SIGNATURES[key] for p in parse_signature(s))
+
+
+def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
+    """``out=`` for an op written without it: the result is computed, then written into ``out`` as torch's
+    out= variants do (_ops/out_param.py: dtype kept, resized with torch's warning, refused under autograd)."""
+    from .._ops.out_param import check_out_autograd, write_out
+
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    name = CALLED.get(key, key.rpartition(".")[2])
+    if out is not None:
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        check_out_autograd(name, outs[0], *args, *outs[1:])
+    result = fn(*args, **kwargs)
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
+        written = [write_out(r, o) for r, o in zip(result, out)]
+        return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    return write_out(result, out)
+
+
+def _tensor_only(sigs, i: int) -> bool:
+    positional = [_positional(parse_signature(s)) for s in sigs]
+    return all(len(p) > i and p[i].type == "Tensor" for p in positional)
+
+
+def _numbers_to_tensors(args: tuple, positions: tuple) -> tuple:
+    """``torch.add(1, 2)``: numbers where a tensor goes become 0-d tensors (int64, the default float,
+    bool, complex), as torch wraps them; None when there is none."""
+    from .._creation import tensor
+
+    converted = list(args)
+    for i in positions:
+        if i < len(args) and isinstance(args[i], _NUMBER_TYPES):
+            converted[i] = tensor(args[i])
+    return tuple(converted) if any(a is not b for a, b in zip(args, converted)) else None
+
+
+_FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely takes
+    "Tensor": (Tensor,),
+    # a tuple is the common spelling of a shape; a list is parsed first (it may hold floats: x.tile([2.5]))
+    "tuple of ints": (int, tuple, Size),
+    "torch.dtype": (dtype, *{type(xp.dtype(c)) for c in "?bBhilqefdFD"}),  # (NumPy's: dyngrad's own calls)
+    "torch.device": (str, int, device),
+    "torch.Generator": (Generator,),
+    "Number": (Tensor, int, float, bool, complex),
+    "int": (int,),
+    "bool": (bool,),
+    "float": (float, int),
+}
+
+
+def _suspect_positions(sigs, method: bool, numbers_as_tensors: bool = False) -> tuple:
+    """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
+
+    At a position that every signature with that many positional parameters types Tensor, Number, int,
+    bool, float, an int list, a dtype or a device, an argument whose type is not among those the types
+    surely take (``_FAST``) is parsed before the op runs: an op could take it silently (``abs([1, 2])``,
+    ``x.eq([1, 2])``, ``x.to([1])``). Tensor subclasses are tested by isinstance, after the type test
+    fails. Other positions are parsed only when the op fails. Also returned: the most positional
+    arguments any signature takes (None when a lone int list takes them unpacked) and the fewest that
+    every signature needs: a call outside those bounds is parsed first too.
+    """
+    positional = [_positional(parse_signature(s)) for s in sigs]
+    offset = 1 if method else 0
+    out = []
+    for i in range(max(len(p) for p in positional)):
+        params = [p[i] for p in positional if len(p) > i]
+        kinds = {q.type for q in params}
+        if not kinds <= _FAST.keys():
+            continue
+        types = set()
+        for k in kinds:
+            types.update(_FAST[k])
+        if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
+            types.update(_FAST["Number"])
+        if any(q.default_none for q in params):
+            types.add(type(None))
+        out.append((i + offset, frozenset(types)))
+    varargs = any(len(p) == 1 and p[0].type.startswith("tuple of ints") for p in positional)
+    most = None if varargs else max(len(p) for p in positional) + offset
+    least = min(sum(1 for q in p if not q.optional) for p in positional) + offset
+    return tuple(out), most, least
+
+
+def check_namespace(namespace: dict, prefix: str = "") -> None:
+    """Wrap the functions of ``namespace`` (a module's globals) that the table knows, in place.
+
+    Called once where each namespace is gathered (dyngrad/__init__.py, nn/functional.py, linalg.py);
+    a function without a row stays as it is.
+    """
+    import types
+
+    for key in SIGNATURES:
+        if not key.startswith(prefix):
+            continue
+        name = key[len(prefix):]
+        if "." in name:
+            continue
+        fn = namespace.get(name)
+        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped_key__"):
+            namespace[name] = checked(key, fn)
+
+
+def check_methods(methods: dict) -> dict:
+    """The Tensor methods, those taking arguments besides self wrapped (Note [Argument checks off the hot path]).
+
+    A method of no argument but self (``x.exp()``, ``x.sin()``) is left as it is: self is a tensor whenever
+    it is called as a method, so a wrapper would only add a call.
+    """
+    import types
+
+    out = dict(methods)
+    for name in list(vars(Tensor)):  # the methods written in the class itself (size, view, to ...)
+        if name not in methods and not name.startswith("__"):
+            out[name] = vars(Tensor)[name]
+    for name, fn in list(out.items()):
+        key = "Tensor." + name
+        sigs = SIGNATURES.get(key)
+        if sigs and isinstance(fn, types.FunctionType) and any(parse_signature(s) for s in sigs):
+            out[name] = checked(key, fn, method=True)
+        elif name not in methods:
+            del out[name]  # a class attribute left as it is
+    return out
