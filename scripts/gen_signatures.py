@@ -78,8 +78,10 @@ HIDDEN = set()  # functions with one visible signature and hidden (deprecated) o
 
 
 def _numbers_as_tensors(fn, signature: str) -> bool:
-    """Whether torch takes a Python number for the signature's first Tensor parameter (a few ops, such as
-    add and mul, do: python_arg_parser.cpp's should_allow_numbers_as_tensors)."""
+    """Whether torch takes Python numbers for the signature's Tensor parameters (a few ops, such as add and
+    mul, do: python_arg_parser.cpp's should_allow_numbers_as_tensors). Every Tensor parameter gets a number:
+    an op with a ``(Number self, Tensor other)`` overload (pow, bitwise_and) takes ``pow(2, x)`` by that
+    overload, and refuses ``pow(2, 3)``."""
     params = []
     for part in signature.strip("()").split(", "):
         if part == "*":
@@ -88,8 +90,7 @@ def _numbers_as_tensors(fn, signature: str) -> bool:
             params.append(part.rpartition(" ")[0])
     if "Tensor" not in params:
         return False
-    first = params.index("Tensor")
-    args = [2.5 if i == first else _VALID.get(kind, lambda: None)() for i, kind in enumerate(params)]
+    args = [2.5 if kind == "Tensor" else _VALID.get(kind, lambda: None)() for kind in params]
     text = _error(fn, tuple(args), {})
     return text is None or ("not float" not in text and "got (" not in text)
 
@@ -97,7 +98,7 @@ def _numbers_as_tensors(fn, signature: str) -> bool:
 _MUST = re.compile(r"argument '(\w+)'(?: \(position \d+\))? must be (.+), not Probe$")
 
 
-def _single(fn, name):
+def _single(fn, name, stub_keywords=()):
     """The signature of a one-signature function, found by probing (module docstring)."""
     missing = _error(fn, (), {}) or ""
     required = set(re.findall(r'"(\w+)"', missing)) if "required positional" in missing else set()
@@ -123,10 +124,12 @@ def _single(fn, name):
     found = {p.split(" = ")[0].rpartition(" ")[2] for p in params}
     listed = re.match(r"[\w.]+\((.*)\)", doc)
     kwonly = []
-    for part in (listed.group(1).split(",") if listed else ()):
+    # (and the stubs' keyword-only parameters: take's docstring omits its out=)
+    for part in [*(listed.group(1).split(",") if listed else ()), *stub_keywords]:
         key = part.split("=")[0].strip()
         if not key.isidentifier() or key in found:
             continue
+        found.add(key)
         text = _error(fn, tuple(args), {key: Probe()})
         m = _MUST.search(text or "")
         if m and m.group(1) == key:
@@ -136,9 +139,75 @@ def _single(fn, name):
     return None if not params else (f"({', '.join(params)})",)
 
 
+def _union_with_none(annotation) -> bool:
+    """Whether a stub annotation is ``X | None`` at its top level (not ``tuple[Tensor | None, ...]``)."""
+    import ast
+
+    if isinstance(annotation, ast.Constant):
+        return annotation.value is None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _union_with_none(annotation.left) or _union_with_none(annotation.right)
+    return False
+
+
+def _stub_overloads():
+    """torch's type stubs (torch/_C/*.pyi), by module-level name and ``Tensor.`` method: for each overload,
+    its parameter names and those annotated ``| None``. The signature strings of torch's messages drop the
+    ``?`` of an optional type without default (``Tensor.random_(int from, int? to)`` prints ``int to``),
+    yet torch's parser takes None there (FunctionParameter::allow_none); the stubs keep it."""
+    import ast
+
+    stubs = {}
+    folder = os.path.join(os.path.dirname(torch.__file__), "_C")
+    for fname in sorted(os.listdir(folder)):
+        if not fname.endswith(".pyi"):
+            continue
+        tree = ast.parse(open(os.path.join(folder, fname)).read())
+        found = [("", n) for n in tree.body if isinstance(n, ast.FunctionDef)]
+        for cls in tree.body:
+            if isinstance(cls, ast.ClassDef) and cls.name == "TensorBase":
+                found += [("Tensor.", n) for n in cls.body if isinstance(n, ast.FunctionDef)]
+        for prefix, fn in found:
+            args = [a for a in fn.args.args + fn.args.kwonlyargs if a.arg != "self"]
+            names = tuple(a.arg.rstrip("_") or a.arg for a in args)
+            nullable = frozenset(a.arg.rstrip("_") or a.arg for a in args if _union_with_none(a.annotation))
+            kwonly = tuple(a.arg for a in fn.args.kwonlyargs)
+            stubs.setdefault(prefix + fn.name, []).append((names, nullable, kwonly))
+    return stubs
+
+
+def _stub_keywords(stubs, key: str) -> list:
+    """The keyword-only parameters of the stubs' overloads of ``key``."""
+    prefix, _, name = key.rpartition(".")
+    stub_name = {"": name, "Tensor": "Tensor." + name, "linalg": "linalg_" + name}.get(prefix, name)
+    return [k for _, _, kwonly in stubs.get(stub_name, []) for k in kwonly]
+
+
+def _nullable(stubs, key: str, sigs) -> tuple:
+    """The parameters of ``sigs`` that take None although the signature string gives them no None default:
+    per signature, those of the stub overload with the same parameter names (else of any overload)."""
+    prefix, _, name = key.rpartition(".")
+    stub_name = {"": name, "Tensor": "Tensor." + name, "linalg": "linalg_" + name}.get(prefix, name)
+    overloads = stubs.get(stub_name, [])
+    out = []
+    for sig in sigs:
+        params = [p for p in sig.strip("()").split(", ") if p and p != "*"]
+        names = tuple(p.split(" = ")[0].rpartition(" ")[2] for p in params)
+        # (the stubs say "| None" where torch's parser refuses None: a Number (add's alpha), a list of
+        # tensors (index_put's indices))
+        no_default = {
+            n for n, p in zip(names, params) if " = None" not in p and not p.startswith(("Number ", "tuple of Tensors "))
+        }
+        same = [nul for stub_names, nul, _ in overloads if set(stub_names) == set(names)]
+        nullable = set().union(*same) if same else set().union(*(nul for _, nul, _ in overloads))
+        out.append(tuple(n for n in names if n in nullable and n in no_default))
+    return tuple(out)
+
+
 def gather():
     x = torch.ones(2, 2)
-    table, names, hidden, numbers = {}, {}, [], []
+    table, names, hidden, numbers, nullable = {}, {}, [], [], {}
+    stubs = _stub_overloads()
     spaces = [
         ("", torch, dyngrad),
         ("Tensor.", torch.Tensor, dyngrad.Tensor),  # probed as methods bound to x
@@ -158,9 +227,11 @@ def gather():
                 continue
             else:
                 bound = tfn
-            sigs = _listing(bound) or _single(bound, name)
+            sigs = _listing(bound) or _single(bound, name, _stub_keywords(stubs, prefix + name))
             if sigs:
                 table[prefix + name] = sigs
+                if any(_nullable(stubs, prefix + name, sigs)):
+                    nullable[prefix + name] = _nullable(stubs, prefix + name, sigs)
                 if bound in HIDDEN:
                     hidden.append(prefix + name)
                 if _numbers_as_tensors(bound, sigs[0]):
@@ -168,12 +239,12 @@ def gather():
                 called = re.match(r"(\w+)\(\)", _error(bound, (), {"zz": 0}) or "")
                 if called and called.group(1) != name:
                     names[prefix + name] = called.group(1)  # linalg.inv reports itself as linalg_inv
-    return table, names, hidden, numbers
+    return table, names, hidden, numbers, nullable
 
 
 def main():
     warnings.simplefilter("ignore")  # the probes call deprecated functions
-    table, names, hidden, numbers = gather()
+    table, names, hidden, numbers, nullable = gather()
     lines = [
         '"""torch\'s Python signatures, by dyngrad name (generated by scripts/gen_signatures.py from torch '
         f'{torch.__version__.split("+")[0]}; do not edit).',
@@ -196,6 +267,9 @@ def main():
     lines += ["HIDDEN = frozenset({"] + [f"    {k!r}," for k in hidden] + ["})"]
     lines += ["", "# a Python number passes where these take a Tensor (torch.add(1, 2))"]
     lines += ["NUMBERS_AS_TENSORS = frozenset({"] + [f"    {k!r}," for k in numbers] + ["})"]
+    lines += ["", "# per signature, the parameters that take None though the signature string shows no None default", "NULLABLE = {"]
+    lines += [f"    {k!r}: {v!r}," for k, v in nullable.items()]
+    lines.append("}")
     with open(_OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{len(table)} entries -> {os.path.normpath(_OUT)}")

@@ -31,11 +31,7 @@ def _wrong_values():
 _SKIP = ("set_", "use_", "manual_seed", "seed", "_set", "init_num_threads")
 
 # Known differences (key, call index): where dyngrad's text is not torch's yet, and why.
-KNOWN = {
-    # normal(2.5): a float is a valid first argument (normal(mean, std, size)), so the fast check lets it
-    # through, and dyngrad's normal draws from it where torch's parser sees too few arguments
-    ("normal", (0, 0)),
-}
+KNOWN: set = set()
 
 
 def _targets(key: str):

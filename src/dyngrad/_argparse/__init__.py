@@ -30,36 +30,45 @@ from .._backend import xp
 from .._creation import Generator
 from .._dtype import dtype
 from .._tensor import Size, Tensor, device
-from ._signatures import CALLED, NUMBERS_AS_TENSORS, SIGNATURES
+from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES
 
 _NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
 
 # torch's NumPy-compatible keyword names (python_arg_parser.cpp, numpy_compatibility_arg_names)
-ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+ALIASES = {alias: name for name, aliases in NUMPY_NAMES.items() for alias in aliases}
 
 
 class Param:
-    __slots__ = ("type", "name", "kwonly", "optional", "default_none")
+    __slots__ = ("type", "name", "kwonly", "optional", "allow_none")
 
-    def __init__(self, text: str, kwonly: bool):
+    def __init__(self, text: str, kwonly: bool, nullable: tuple):
         head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.kwonly = kwonly
         self.optional = bool(eq)
-        self.default_none = default == "None"
+        # None passes for a None default and for an optional type (``int? to``, which the text prints ``int to``)
+        self.allow_none = default == "None" or self.name in nullable
 
 
 @functools.cache
-def parse_signature(text: str) -> tuple:
-    """``"(Tensor input, *, Tensor out = None)"`` -> its Params."""
+def parse_signature(text: str, nullable: tuple = ()) -> tuple:
+    """``"(Tensor input, *, Tensor out = None)"`` -> its Params; ``nullable``: the names that take None besides
+    those of a None default (_signatures.NULLABLE)."""
     params, kwonly = [], False
     body = text.strip()[1:-1]
     for part in body.split(", ") if body else ():
         if part == "*":
             kwonly = True
         else:
-            params.append(Param(part, kwonly))
+            params.append(Param(part, kwonly, nullable))
     return tuple(params)
+
+
+def signatures(key: str) -> list:
+    """The parsed signatures of a table key."""
+    nullable = NULLABLE.get(key)
+    return [parse_signature(s, nullable[i] if nullable else ()) for i, s in enumerate(SIGNATURES[key])]
 
 
 def type_name(obj) -> str:
@@ -119,17 +128,43 @@ class _Mismatch(Exception):
     pass
 
 
+class _Unpacked(Exception):
+    """torch's error whatever the other signatures say: an item of a tensor list is no tensor (raised as
+    the list is checked), or a signature took the call but an item of an unpacked int list is no int
+    (raised as the arguments are read, after the parse)."""
+
+
+def _lookup(kwargs: dict, name: str):
+    """The keyword argument for parameter ``name``: by its name, else by its NumPy alias (torch looks both
+    up, FunctionSignature::parse); _ABSENT when neither is given."""
+    obj = kwargs.get(name, _ABSENT)
+    if obj is _ABSENT:
+        for alias in NUMPY_NAMES.get(name, ()):
+            obj = kwargs.get(alias, _ABSENT)
+            if obj is not _ABSENT:
+                break
+    return obj
+
+
+_ABSENT = object()
+
+
 def _bind(name, params, args, kwargs, nat):
     """Match a call against one signature; raises _Mismatch(torch's text for it) when it does not take it.
 
     In torch's order (FunctionSignature::parse): too many positional arguments, then each parameter in
-    turn (missing, given twice, wrong type), then keywords no parameter has.
+    turn (missing, wrong type), then keywords left over: the first that is no parameter's own name (a
+    NumPy alias counts as none: np.sum(t) passes ``axis=None, out=None``) is unexpected, one naming a
+    parameter given by position is given twice.
     """
     pos = _positional(params)
+    unpacked = False
     if len(args) > len(pos):
-        # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0)
-        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and all(_is_int(a) for a in args):
-            args = (tuple(args),)
+        # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
+        # takes all the positional arguments when the first is an int, and checks the others only as it
+        # unpacks them (after the signature matched: "failed to unpack the object at pos 2")
+        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_int(args[0]):
+            args, unpacked = (tuple(args),), True
         else:
             n, least, k = len(pos), _min_args(params), len(args)
             if least != n:  # sic: torch counts required keyword-only parameters in the lower bound
@@ -137,15 +172,11 @@ def _bind(name, params, args, kwargs, nat):
             raise _Mismatch(
                 f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {k} {'was' if k == 1 else 'were'} given"
             )
+    used = 0
     for i, p in enumerate(params):
         given_pos = not p.kwonly and i < len(args)
-        if given_pos and p.name in kwargs:
-            raise _Mismatch(f"{name}() got multiple values for argument '{p.name}'")
-        if given_pos:
-            obj = args[i]
-        elif p.name in kwargs:
-            obj = kwargs[p.name]
-        else:
+        obj = args[i] if given_pos else _lookup(kwargs, p.name)
+        if obj is _ABSENT:
             if not p.optional:
                 rest = [q.name for q in params[i:] if not q.optional]
                 names = ", ".join(f'"{m}"' for m in rest)
@@ -154,9 +185,12 @@ def _bind(name, params, args, kwargs, nat):
                     f"{name}() missing {len(rest)} required positional argument{'s' if len(rest) == 1 else ''}: {names}"
                 )
             continue
-        if obj is None and p.default_none:
+        used += not given_pos
+        if obj is None and p.allow_none:
             continue
         where = f" (position {i + 1})" if given_pos else ""
+        if unpacked and i == 0:
+            continue
         if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
             for j, item in enumerate(obj):
                 if not _is_int(item):
@@ -168,12 +202,22 @@ def _bind(name, params, args, kwargs, nat):
             raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(obj)}")
         if p.type == "tuple of Tensors":
             for j, item in enumerate(obj):
-                if not isinstance(item, Tensor):
-                    raise _Mismatch(f"expected Tensor as element {j} in argument {i}, but got {type_name(item)}")
-    names = {p.name for p in params}
-    for key in kwargs:
-        if key not in names:
-            raise _Mismatch(f"{name}() got an unexpected keyword argument '{key}'")
+                if not isinstance(item, Tensor):  # (torch raises it as it checks the list, whatever comes next)
+                    raise _Unpacked(f"expected Tensor as element {j} in argument {i}, but got {type_name(item)}")
+    if used < len(kwargs):  # python_arg_parser.cpp, extra_kwargs
+        where = {p.name: i for i, p in enumerate(params)}
+        for key in kwargs:
+            if key not in where:
+                raise _Mismatch(f"{name}() got an unexpected keyword argument '{key}'")
+            if where[key] < len(args) and not params[where[key]].kwonly:
+                raise _Mismatch(f"{name}() got multiple values for argument '{key}'")
+    if unpacked:
+        for j, item in enumerate(args[0]):
+            if not _is_int(item):
+                raise _Unpacked(
+                    f"{name}(): argument '{params[0].name}' failed to unpack the object at pos {j + 1} with error "
+                    f'"type must be tuple of ints,but got {type_name(item)}"'
+                )
 
 
 def _kwargs_in_torch_order(kwargs: dict) -> list:
@@ -219,9 +263,10 @@ def _why_not(params, text: str, args, kwargs) -> str:
 
 
 def _plainly(kind: str, obj) -> bool:
-    """The type test of torch's error description (stricter than the parser's: a tensor is no Number)."""
+    """The type test of torch's error description (invalid_arguments.cpp, stricter than the parser's: it
+    knows no "Number" type, so nothing matches one: ``(!int!, ...)`` under ``(Number self, Tensor other)``)."""
     if kind == "Number":
-        return isinstance(obj, _NUMBER_TYPES)
+        return False
     return accepts(kind, obj, False)
 
 
@@ -232,7 +277,7 @@ def explain(key: str, args: tuple, kwargs: dict):
         return None
     name = CALLED.get(key, key.rpartition(".")[2])
     nat = key in NUMBERS_AS_TENSORS
-    parsed = [parse_signature(s) for s in sigs]
+    parsed = signatures(key)
     errors = []
     for params in parsed:
         try:
@@ -240,6 +285,8 @@ def explain(key: str, args: tuple, kwargs: dict):
             return None
         except _Mismatch as e:
             errors.append(str(e))
+        except _Unpacked as e:
+            return TypeError(str(e))
     if len(sigs) == 1 and key not in HIDDEN:
         return TypeError(errors[0])  # a function of one signature: its own message
     # several signatures (some maybe hidden, deprecated ones: HIDDEN): one that the number of arguments
@@ -270,9 +317,9 @@ from ._signatures import HIDDEN  # noqa: E402
 
 
 def _realias(kwargs: dict, key: str):
-    """``kwargs`` with torch's NumPy-style names renamed to the signature's, or None if none applies."""
-    sigs = SIGNATURES.get(key, ())
-    names = {p.name for s in sigs for p in parse_signature(s)}
+    """``kwargs`` with torch's NumPy-style names renamed to the signature's, or None if none applies
+    (called once the table took the call: the alias named a parameter)."""
+    names = {p.name for params in signatures(key) for p in params}
     renamed, changed = {}, False
     for k, v in kwargs.items():
         alias = ALIASES.get(k)
@@ -284,29 +331,46 @@ def _realias(kwargs: dict, key: str):
     return renamed if changed else None
 
 
+# Functions left unwrapped although the table has their row. (The functions that look at their caller's
+# frame skip the wrapper's: torch.range's warning (``stacklevel``), Tensor.requires_grad_'s user check.)
+UNCHECKED = frozenset()
+
+
+def stacklevel(level: int) -> int:
+    """``level`` for warnings.warn, counting the wrappers of the argument check between the warning
+    function and its caller too (a warning reported at the user's line stays there: torch.range's)."""
+    import sys
+
+    frame, extra = sys._getframe(level), 0
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, extra = frame.f_back, extra + 1
+    return level + extra
+
+
 def checked(key: str, fn, method: bool = False):
     """``fn`` wrapped with torch's argument errors (Note [Argument checks off the hot path]).
 
     ``method``: ``fn`` is a Tensor method; positions in messages count from the first argument after self.
     """
     sigs = SIGNATURES.get(key)
-    if sigs is None or not callable(fn):
+    if sigs is None or not callable(fn) or key in UNCHECKED:
         return fn
     nat = key in NUMBERS_AS_TENSORS
-    suspect, most, least = _suspect_positions(sigs, method, nat)
+    parsed = signatures(key)
+    suspect, most, least = _suspect_positions(parsed, method, nat)
     # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
-    wrapped = tuple(i for i, _ in _suspect_positions(sigs, method)[0] if nat and _tensor_only(sigs, i - method))
+    wrapped = tuple(i for i, _ in _suspect_positions(parsed, method)[0] if nat and _tensor_only(parsed, i - method))
     if most is None:
         most = 1 << 30
 
     def slow(args, kwargs, error):
+        problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
+        if problem is not None:
+            raise problem from None
         if kwargs:
             renamed = _realias(kwargs, key)
             if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
                 return wrapper(*args, **renamed)
-        problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
-        if problem is not None:
-            raise problem from None
         if "out" in kwargs and _has_out(key) and not _takes_out(fn):
             return _call_with_out(key, wrapper, args, kwargs)
         if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
@@ -339,7 +403,7 @@ def _known_keywords(key: str, fn, kwargs: dict) -> dict:
     torch's, has."""
     if not kwargs:
         return kwargs
-    names = {p.name for s in SIGNATURES[key] for p in parse_signature(s)}
+    names = {p.name for params in signatures(key) for p in params}
     own = _keywords_of(fn)
     return {k: v for k, v in kwargs.items() if k in names or k not in own}
 
@@ -368,7 +432,7 @@ def _takes_out(fn) -> bool:
 
 @functools.cache
 def _has_out(key: str) -> bool:
-    return any(p.name == "out" for s in SIGNATURES[key] for p in parse_signature(s))
+    return any(p.name == "out" for params in signatures(key) for p in params)
 
 
 def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
@@ -393,8 +457,8 @@ def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
     return write_out(result, out)
 
 
-def _tensor_only(sigs, i: int) -> bool:
-    positional = [_positional(parse_signature(s)) for s in sigs]
+def _tensor_only(parsed, i: int) -> bool:
+    positional = [_positional(params) for params in parsed]
     return all(len(p) > i and p[i].type == "Tensor" for p in positional)
 
 
@@ -421,10 +485,12 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
     "int": (int,),
     "bool": (bool,),
     "float": (float, int),
+    "str": (str,),
+    "tuple of Tensors": (tuple, list),
 }
 
 
-def _suspect_positions(sigs, method: bool, numbers_as_tensors: bool = False) -> tuple:
+def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -> tuple:
     """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
 
     At a position that every signature with that many positional parameters types Tensor, Number, int,
@@ -435,7 +501,7 @@ def _suspect_positions(sigs, method: bool, numbers_as_tensors: bool = False) -> 
     arguments any signature takes (None when a lone int list takes them unpacked) and the fewest that
     every signature needs: a call outside those bounds is parsed first too.
     """
-    positional = [_positional(parse_signature(s)) for s in sigs]
+    positional = [_positional(params) for params in parsed]
     offset = 1 if method else 0
     out = []
     for i in range(max(len(p) for p in positional)):
@@ -448,7 +514,9 @@ def _suspect_positions(sigs, method: bool, numbers_as_tensors: bool = False) -> 
             types.update(_FAST[k])
         if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
             types.update(_FAST["Number"])
-        if any(q.default_none for q in params):
+        if "tuple of ints" in kinds:  # a list where either a tensor list or an int list goes: parsed first
+            types.discard(list)
+        if any(q.allow_none for q in params):
             types.add(type(None))
         out.append((i + offset, frozenset(types)))
     varargs = any(len(p) == 1 and p[0].type.startswith("tuple of ints") for p in positional)
@@ -491,7 +559,7 @@ def check_methods(methods: dict) -> dict:
     for name, fn in list(out.items()):
         key = "Tensor." + name
         sigs = SIGNATURES.get(key)
-        if sigs and isinstance(fn, types.FunctionType) and any(parse_signature(s) for s in sigs):
+        if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)) and key not in UNCHECKED:
             out[name] = checked(key, fn, method=True)
         elif name not in methods:
             del out[name]  # a class attribute left as it is

@@ -6,16 +6,31 @@ signature strings, as its TypeError texts quote them (see _argparse/__init__.py 
 
 SIGNATURES = {
     'abs': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'abs_': (
         '(Tensor input)',
     ),
     'absolute': (
-        '(Tensor input)',
+        '(Tensor input, *, Tensor out = None)',
     ),
     'acos': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'acos_': (
         '(Tensor input)',
     ),
     'acosh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'acosh_': (
         '(Tensor input)',
+    ),
+    'adaptive_avg_pool1d': (
+        '(Tensor input, tuple of ints output_size)',
+    ),
+    'adaptive_max_pool1d': (
+        '(Tensor input, tuple of ints output_size)',
     ),
     'add': (
         '(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
@@ -42,6 +57,12 @@ SIGNATURES = {
     'adjoint': (
         '(Tensor input)',
     ),
+    'affine_grid_generator': (
+        '(Tensor theta, tuple of ints size, bool align_corners)',
+    ),
+    'alias_copy': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
     'all': (
         '(Tensor input, *, Tensor out = None)',
         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
@@ -50,14 +71,23 @@ SIGNATURES = {
     'allclose': (
         '(Tensor input, Tensor other, float rtol = <unknown>, float atol = <unknown>, bool equal_nan = <unknown>)',
     ),
+    'alpha_dropout': (
+        '(Tensor input, float p, bool train)',
+    ),
+    'alpha_dropout_': (
+        '(Tensor input, float p, bool train)',
+    ),
     'amax': (
         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
     ),
     'amin': (
         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
     ),
+    'aminmax': (
+        '(Tensor input, *, int dim = None, bool keepdim = None, tuple of Tensors out = None)',
+    ),
     'angle': (
-        '(Tensor input)',
+        '(Tensor input, *, Tensor out = None)',
     ),
     'any': (
         '(Tensor input, *, Tensor out = None)',
@@ -70,31 +100,49 @@ SIGNATURES = {
         '(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
     ),
     'arccos': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'arccos_': (
         '(Tensor input)',
     ),
     'arccosh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'arccosh_': (
         '(Tensor input)',
     ),
     'arcsin': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'arcsin_': (
         '(Tensor input)',
     ),
     'arcsinh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'arcsinh_': (
         '(Tensor input)',
     ),
     'arctan': (
-        '(Tensor input)',
+        '(Tensor input, *, Tensor out = None)',
     ),
     'arctan2': (
-        '(Tensor input, Tensor other)',
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'arctan_': (
+        '(Tensor input)',
     ),
     'arctanh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'arctanh_': (
         '(Tensor input)',
     ),
     'argmax': (
-        '(Tensor input, int dim = None, bool keepdim = <unknown>)',
+        '(Tensor input, int dim = None, bool keepdim = <unknown>, *, Tensor out = None)',
     ),
     'argmin': (
-        '(Tensor input, int dim = None, bool keepdim = False)',
+        '(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)',
     ),
     'argsort': (
         '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)',
@@ -103,19 +151,40 @@ SIGNATURES = {
     'argwhere': (
         '(Tensor input)',
     ),
+    'as_strided': (
+        '(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None)',
+    ),
+    'as_strided_copy': (
+        '(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None, *, Tensor out = None)',
+    ),
+    'as_strided_scatter': (
+        '(Tensor input, Tensor src, tuple of ints size, tuple of ints stride, int storage_offset = None)',
+    ),
     'asin': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'asin_': (
         '(Tensor input)',
     ),
     'asinh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'asinh_': (
         '(Tensor input)',
     ),
     'atan': (
-        '(Tensor input)',
+        '(Tensor input, *, Tensor out = None)',
     ),
     'atan2': (
-        '(Tensor input, Tensor other)',
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'atan_': (
+        '(Tensor input)',
     ),
     'atanh': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'atanh_': (
         '(Tensor input)',
     ),
     'avg_pool1d': (
@@ -147,10 +216,20 @@ SIGNATURES = {
         '(Number self, Tensor other)',
         '(Tensor input, Number other, *, Tensor out = None)',
     ),
+    'bitwise_left_shift': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
     'bitwise_not': (
         '(Tensor input, *, Tensor out = None)',
     ),
     'bitwise_or': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'bitwise_right_shift': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Number self, Tensor other)',
         '(Tensor input, Number other, *, Tensor out = None)',
@@ -171,17 +250,27 @@ SIGNATURES = {
     'broadcast_to': (
         '(Tensor input, tuple of ints size)',
     ),
+    'bucketize': (
+        '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)',
+        '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)',
+    ),
     'cat': (
         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',
     ),
     'ceil': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'ceil_': (
+        '(Tensor input)',
+    ),
     'celu': (
         '(Tensor input, Number alpha = <unknown>)',
     ),
     'celu_': (
         '(Tensor input, Number alpha = 1.)',
+    ),
+    'channel_shuffle': (
+        '(Tensor input, int groups)',
     ),
     'cholesky': (
         '(Tensor input, bool upper = False, *, Tensor out = None)',
@@ -199,23 +288,42 @@ SIGNATURES = {
         '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
         '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)',
     ),
+    'clamp_': (
+        '(Tensor input, Tensor min = None, Tensor max = None)',
+        '(Tensor input, Number min = None, Number max = None)',
+    ),
     'clamp_max': (
         '(Tensor input, Tensor max, *, Tensor out = None)',
         '(Tensor input, Number max, *, Tensor out = None)',
+    ),
+    'clamp_max_': (
+        '(Tensor input, Tensor max)',
+        '(Tensor input, Number max)',
     ),
     'clamp_min': (
         '(Tensor input, Tensor min, *, Tensor out = None)',
         '(Tensor input, Number min, *, Tensor out = None)',
     ),
+    'clamp_min_': (
+        '(Tensor input, Tensor min)',
+        '(Tensor input, Number min)',
+    ),
     'clip': (
         '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
         '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)',
+    ),
+    'clip_': (
+        '(Tensor input, Tensor min = None, Tensor max = None)',
+        '(Tensor input, Number min = None, Number max = None)',
     ),
     'clone': (
         '(Tensor input, *, torch.memory_format memory_format = None)',
     ),
     'column_stack': (
         '(tuple of Tensors tensors, *, Tensor out = None)',
+    ),
+    'combinations': (
+        '(Tensor input, int r = <unknown>, bool with_replacement = <unknown>)',
     ),
     'complex': (
         '(Tensor real, Tensor imag, *, Tensor out = None)',
@@ -235,11 +343,18 @@ SIGNATURES = {
     'conj_physical_': (
         '(Tensor input)',
     ),
+    'constant_pad_nd': (
+        '(Tensor input, tuple of ints pad, Number value = <unknown>)',
+    ),
     'conv1d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
     ),
     'conv2d': (
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
+    ),
+    'conv3d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
     ),
@@ -249,15 +364,27 @@ SIGNATURES = {
     'conv_transpose2d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)',
     ),
+    'conv_transpose3d': (
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)',
+    ),
     'copysign': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
     ),
+    'corrcoef': (
+        '(Tensor input)',
+    ),
     'cos': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'cos_': (
+        '(Tensor input)',
+    ),
     'cosh': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'cosh_': (
+        '(Tensor input)',
     ),
     'cosine_similarity': (
         '(Tensor x1, Tensor x2, int dim = 1, float eps = 1e-8)',
@@ -265,6 +392,9 @@ SIGNATURES = {
     'count_nonzero': (
         '(Tensor input, int dim = None)',
         '(Tensor input, tuple of ints dim)',
+    ),
+    'cov': (
+        '(Tensor input, *, int correction = None, Tensor fweights = None, Tensor aweights = None)',
     ),
     'cross': (
         '(Tensor input, Tensor other, int dim = None, *, Tensor out = None)',
@@ -281,7 +411,20 @@ SIGNATURES = {
     'cumsum': (
         '(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)',
     ),
+    'cumulative_trapezoid': (
+        '(Tensor y, Tensor x, *, int dim = -1)',
+        '(Tensor y, *, Number dx = 1, int dim = -1)',
+    ),
+    'deg2rad': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'deg2rad_': (
+        '(Tensor input)',
+    ),
     'det': (
+        '(Tensor input)',
+    ),
+    'detach_': (
         '(Tensor input)',
     ),
     'diag': (
@@ -290,14 +433,26 @@ SIGNATURES = {
     'diag_embed': (
         '(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)',
     ),
+    'diagflat': (
+        '(Tensor input, int offset = 0)',
+    ),
     'diagonal': (
         '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)',
     ),
+    'diagonal_copy': (
+        '(Tensor input, int offset = <unknown>, int dim1 = <unknown>, int dim2 = <unknown>, *, Tensor out = None)',
+    ),
+    'diagonal_scatter': (
+        '(Tensor input, Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1)',
+    ),
     'diff': (
-        '(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)',
+        '(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, Tensor out = None)',
     ),
     'digamma': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'dist': (
+        '(Tensor input, Tensor other, Number p = 2)',
     ),
     'div': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -316,6 +471,13 @@ SIGNATURES = {
     'dropout': (
         '(Tensor input, float p, bool train)',
     ),
+    'dropout_': (
+        '(Tensor input, float p, bool train)',
+    ),
+    'dsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
+    ),
     'dstack': (
         '(tuple of Tensors tensors, *, Tensor out = None)',
     ),
@@ -323,7 +485,13 @@ SIGNATURES = {
         '(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None, torch.memory_format memory_format = None)',
     ),
     'empty_like': (
-        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None)',
+        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None, bool pin_memory = None)',
+    ),
+    'empty_permuted': (
+        '(tuple of ints size, tuple of ints physical_layout, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None)',
+    ),
+    'empty_strided': (
+        '(tuple of ints size, tuple of ints stride, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None)',
     ),
     'eq': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -335,8 +503,14 @@ SIGNATURES = {
     'erf': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'erf_': (
+        '(Tensor input)',
+    ),
     'erfc': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'erfc_': (
+        '(Tensor input)',
     ),
     'erfinv': (
         '(Tensor input, *, Tensor out = None)',
@@ -347,15 +521,41 @@ SIGNATURES = {
     'exp2': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'exp2_': (
+        '(Tensor input)',
+    ),
+    'exp_': (
+        '(Tensor input)',
+    ),
+    'expand_copy': (
+        '(Tensor input, tuple of ints size, *, bool implicit = None, Tensor out = None)',
+    ),
     'expm1': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'expm1_': (
+        '(Tensor input)',
     ),
     'eye': (
         '(int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
         '(int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
     ),
+    'feature_alpha_dropout': (
+        '(Tensor input, float p, bool train)',
+    ),
+    'fill': (
+        '(Tensor input, Tensor value)',
+        '(Tensor input, Number value)',
+    ),
+    'fill_': (
+        '(Tensor input, Tensor value)',
+        '(Tensor input, Number value)',
+    ),
     'fix': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'fix_': (
+        '(Tensor input)',
     ),
     'flatten': (
         '(Tensor input, int start_dim = 0, int end_dim = -1)',
@@ -377,6 +577,9 @@ SIGNATURES = {
     'floor': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'floor_': (
+        '(Tensor input)',
+    ),
     'floor_divide': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other)',
@@ -394,21 +597,45 @@ SIGNATURES = {
     'frac': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'frac_': (
+        '(Tensor input)',
+    ),
+    'frexp': (
+        '(Tensor input, *, tuple of Tensors out = None)',
+    ),
     'full': (
-        '(tuple of ints size, Number fill_value, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None)',
+        '(tuple of ints size, Number fill_value, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None)',
     ),
     'full_like': (
-        '(Tensor input, Number fill_value, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None)',
+        '(Tensor input, Number fill_value, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None, bool pin_memory = None)',
     ),
     'gather': (
         '(Tensor input, int dim, Tensor index, *, bool sparse_grad = None, Tensor out = None)',
+    ),
+    'gcd': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'gcd_': (
+        '(Tensor input, Tensor other)',
     ),
     'ge': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
     ),
+    'geqrf': (
+        '(Tensor input, *, tuple of Tensors out = None)',
+    ),
     'ger': (
         '(Tensor input, Tensor vec2, *, Tensor out = None)',
+    ),
+    'gradient': (
+        '(Tensor input, *, tuple of ints dim, int edge_order = 1)',
+        '(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)',
+        '(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)',
+        '(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)',
+        '(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)',
+        '(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)',
+        '(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)',
     ),
     'greater': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -417,6 +644,15 @@ SIGNATURES = {
     'greater_equal': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'grid_sampler': (
+        '(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)',
+    ),
+    'grid_sampler_2d': (
+        '(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)',
+    ),
+    'grid_sampler_3d': (
+        '(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)',
     ),
     'group_norm': (
         '(Tensor input, int num_groups, Tensor weight = None, Tensor bias = None, float eps = <unknown>, bool cudnn_enabled = <unknown>)',
@@ -434,6 +670,28 @@ SIGNATURES = {
     'hann_window': (
         '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
         '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
+    ),
+    'hardshrink': (
+        '(Tensor input, Number lambd = 0.5, *, Tensor out = None)',
+    ),
+    'heaviside': (
+        '(Tensor input, Tensor values, *, Tensor out = None)',
+    ),
+    'histc': (
+        '(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)',
+    ),
+    'histogram': (
+        '(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)',
+        '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)',
+    ),
+    'histogramdd': (
+        '(Tensor input, int bins, tuple of floats range = None, Tensor weight = None, bool density = False)',
+        '(Tensor input, tuple of ints bins, tuple of floats range = None, Tensor weight = None, bool density = False)',
+        '(Tensor input, tuple of Tensors bins, tuple of floats range = None, Tensor weight = None, bool density = False)',
+    ),
+    'hsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
     ),
     'hstack': (
         '(tuple of Tensors tensors, *, Tensor out = None)',
@@ -457,10 +715,10 @@ SIGNATURES = {
         '(Tensor input)',
     ),
     'index_add': (
-        '(Tensor input, int dim, Tensor index, Tensor source)',
+        '(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = None, Tensor out = None)',
     ),
     'index_copy': (
-        '(Tensor input, int dim, Tensor index, Tensor source)',
+        '(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out = None)',
     ),
     'index_fill': (
         '(Tensor input, int dim, Tensor index, Tensor value)',
@@ -473,7 +731,7 @@ SIGNATURES = {
         '(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = <unknown>)',
     ),
     'index_reduce': (
-        '(Tensor input, int dim, Tensor index, Tensor source, str reduce)',
+        '(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self = None, Tensor out = None)',
     ),
     'index_select': (
         '(Tensor input, int dim, Tensor index, *, Tensor out = None)',
@@ -483,6 +741,10 @@ SIGNATURES = {
     ),
     'inverse': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'is_autocast_enabled': (
+        '(str device_type)',
+        '()',
     ),
     'is_complex': (
         '(Tensor input)',
@@ -539,6 +801,18 @@ SIGNATURES = {
     'layer_norm': (
         '(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias = None, float eps = <unknown>, bool cudnn_enable = <unknown>)',
     ),
+    'lcm': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'lcm_': (
+        '(Tensor input, Tensor other)',
+    ),
+    'ldexp': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'ldexp_': (
+        '(Tensor input, Tensor other)',
+    ),
     'le': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
@@ -568,22 +842,37 @@ SIGNATURES = {
         '(Tensor input, *, Tensor out = None)',
     ),
     'log10': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'log10_': (
         '(Tensor input)',
     ),
     'log1p': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'log1p_': (
+        '(Tensor input)',
+    ),
     'log2': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'log2_': (
+        '(Tensor input)',
+    ),
+    'log_': (
         '(Tensor input)',
     ),
     'log_softmax': (
-        '(Tensor input, int dim, torch.dtype dtype = None)',
+        '(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)',
     ),
     'logaddexp': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
     ),
     'logaddexp2': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'logcumsumexp': (
+        '(Tensor input, int dim, *, Tensor out = None)',
     ),
     'logdet': (
         '(Tensor input)',
@@ -598,10 +887,19 @@ SIGNATURES = {
         '(Tensor input, Tensor other, *, Tensor out = None)',
     ),
     'logical_xor': (
-        '(Tensor input, Tensor other)',
+        '(Tensor input, Tensor other, *, Tensor out = None)',
     ),
     'logit': (
         '(Tensor input, float eps = None, *, Tensor out = None)',
+    ),
+    'logit_': (
+        '(Tensor input, float eps = None)',
+    ),
+    'logspace': (
+        '(Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
+        '(Number start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
+        '(Tensor start, Number end, int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
+        '(Number start, Number end, int steps, float base = 10.0, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
     ),
     'logsumexp': (
         '(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)',
@@ -609,6 +907,12 @@ SIGNATURES = {
     'lt': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'lu_solve': (
+        '(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)',
+    ),
+    'lu_unpack': (
+        '(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = True, *, tuple of Tensors out = None)',
     ),
     'masked_fill': (
         '(Tensor input, Tensor mask, Tensor value)',
@@ -623,6 +927,9 @@ SIGNATURES = {
     'matmul': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
     ),
+    'matrix_exp': (
+        '(Tensor input)',
+    ),
     'matrix_power': (
         '(Tensor input, int n, *, Tensor out = None)',
     ),
@@ -635,6 +942,9 @@ SIGNATURES = {
         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = <unknown>, tuple of ints dilation = <unknown>, bool ceil_mode = <unknown>)',
     ),
     'max_pool2d': (
+        '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = <unknown>, tuple of ints dilation = <unknown>, bool ceil_mode = <unknown>)',
+    ),
+    'max_pool3d': (
         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = <unknown>, tuple of ints dilation = <unknown>, bool ceil_mode = <unknown>)',
     ),
     'maximum': (
@@ -675,7 +985,7 @@ SIGNATURES = {
         '(Tensor input, tuple of ints source, tuple of ints destination)',
     ),
     'msort': (
-        '(Tensor input)',
+        '(Tensor input, *, Tensor out = None)',
     ),
     'mul': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -696,6 +1006,9 @@ SIGNATURES = {
     'nan_to_num': (
         '(Tensor input, float nan = None, float posinf = None, float neginf = None, *, Tensor out = None)',
     ),
+    'nan_to_num_': (
+        '(Tensor input, float nan = None, float posinf = None, float neginf = None)',
+    ),
     'nanmean': (
         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
     ),
@@ -703,12 +1016,19 @@ SIGNATURES = {
         '(Tensor input)',
         '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)',
     ),
+    'nanquantile': (
+        '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)',
+        '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)',
+    ),
     'nansum': (
-        '(Tensor input, tuple of ints dim = None, bool keepdim = <unknown>, *, torch.dtype dtype = None)',
+        '(Tensor input, tuple of ints dim = None, bool keepdim = <unknown>, *, torch.dtype dtype = None, Tensor out = None)',
     ),
     'narrow': (
         '(Tensor input, int dim, Tensor start, int length)',
         '(Tensor input, int dim, int start, int length)',
+    ),
+    'narrow_copy': (
+        '(Tensor input, int dim, int start, int length, *, Tensor out = None)',
     ),
     'ne': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -717,11 +1037,26 @@ SIGNATURES = {
     'neg': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'neg_': (
+        '(Tensor input)',
+    ),
     'negative': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'negative_': (
+        '(Tensor input)',
+    ),
+    'nextafter': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
     'nonzero': (
         '(Tensor input, *, Tensor out = None, bool as_tuple = None)',
+    ),
+    'nonzero_static': (
+        '(Tensor input, *, int size)',
+    ),
+    'norm_except_dim': (
+        '(Tensor v, int pow = <unknown>, int dim = <unknown>)',
     ),
     'normal': (
         '(Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)',
@@ -737,10 +1072,16 @@ SIGNATURES = {
         '(Tensor input)',
     ),
     'ones': (
-        '(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None)',
+        '(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None)',
     ),
     'ones_like': (
-        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None)',
+        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None, bool pin_memory = None)',
+    ),
+    'orgqr': (
+        '(Tensor input, Tensor input2, *, Tensor out = None)',
+    ),
+    'ormqr': (
+        '(Tensor input, Tensor input2, Tensor input3, bool left = True, bool transpose = False, *, Tensor out = None)',
     ),
     'outer': (
         '(Tensor input, Tensor vec2, *, Tensor out = None)',
@@ -748,11 +1089,23 @@ SIGNATURES = {
     'pairwise_distance': (
         '(Tensor x1, Tensor x2, float p = 2.0, float eps = 1e-6, bool keepdim = False)',
     ),
+    'pdist': (
+        '(Tensor input, float p = 2)',
+    ),
     'permute': (
         '(Tensor input, tuple of ints dims)',
     ),
+    'permute_copy': (
+        '(Tensor input, tuple of ints dims, *, Tensor out = None)',
+    ),
     'pinverse': (
         '(Tensor input, float rcond = 1e-15)',
+    ),
+    'pixel_shuffle': (
+        '(Tensor input, int upscale_factor)',
+    ),
+    'pixel_unshuffle': (
+        '(Tensor input, int downscale_factor)',
     ),
     'poisson': (
         '(Tensor input, torch.Generator generator = None)',
@@ -762,6 +1115,9 @@ SIGNATURES = {
     ),
     'polygamma': (
         '(int n, Tensor input, *, Tensor out = None)',
+    ),
+    'positive': (
+        '(Tensor input)',
     ),
     'pow': (
         '(Tensor input, Tensor exponent, *, Tensor out = None)',
@@ -782,7 +1138,17 @@ SIGNATURES = {
         '(Tensor input, Tensor index, Tensor source, bool accumulate = <unknown>)',
     ),
     'qr': (
-        '(Tensor input, bool some = <unknown>)',
+        '(Tensor input, bool some = <unknown>, *, tuple of Tensors out = None)',
+    ),
+    'quantile': (
+        '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)',
+        '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)',
+    ),
+    'rad2deg': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'rad2deg_': (
+        '(Tensor input)',
     ),
     'rand': (
         '(tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)',
@@ -821,11 +1187,17 @@ SIGNATURES = {
     'range': (
         '(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None)',
     ),
+    'ravel': (
+        '(Tensor input)',
+    ),
     'real': (
         '(Tensor input)',
     ),
     'reciprocal': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'reciprocal_': (
+        '(Tensor input)',
     ),
     'relu': (
         '(Tensor input)',
@@ -838,6 +1210,9 @@ SIGNATURES = {
         '(Number self, Tensor other)',
         '(Tensor input, Number other, *, Tensor out = None)',
     ),
+    'renorm': (
+        '(Tensor input, Number p, int dim, Number maxnorm, *, Tensor out = None)',
+    ),
     'repeat_interleave': (
         '(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)',
         '(Tensor repeats, *, int output_size = None)',
@@ -845,6 +1220,9 @@ SIGNATURES = {
     ),
     'reshape': (
         '(Tensor input, tuple of ints shape)',
+    ),
+    'resize_as_': (
+        '(Tensor input, Tensor the_template, *, torch.memory_format memory_format = None)',
     ),
     'resolve_conj': (
         '(Tensor input)',
@@ -858,6 +1236,9 @@ SIGNATURES = {
         '(Tensor tensor, Number other)',
         '(Number scalar1, Number scalar2)',
     ),
+    'rms_norm': (
+        '(Tensor input, tuple of ints normalized_shape, Tensor weight = None, float eps = None)',
+    ),
     'roll': (
         '(Tensor input, tuple of ints shifts, tuple of ints dims = None)',
     ),
@@ -868,15 +1249,31 @@ SIGNATURES = {
         '(Tensor input, *, Tensor out = None)',
         '(Tensor input, *, int decimals, Tensor out = None)',
     ),
+    'round_': (
+        '(Tensor input)',
+        '(Tensor input, *, int decimals)',
+    ),
     'row_stack': (
         '(tuple of Tensors tensors, *, Tensor out = None)',
+    ),
+    'rrelu': (
+        '(Tensor input, Number lower = <unknown>, Number upper = <unknown>, bool training = <unknown>, torch.Generator generator = None)',
+    ),
+    'rrelu_': (
+        '(Tensor input, Number lower = 1./8, Number upper = 1./3, bool training = False, torch.Generator generator = None)',
     ),
     'rsqrt': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'rsqrt_': (
+        '(Tensor input)',
+    ),
     'rsub': (
         '(Tensor input, Tensor other, *, Number alpha = 1)',
         '(Tensor input, Number other, Number alpha = 1)',
+    ),
+    'scalar_tensor': (
+        '(Number s, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = None, bool requires_grad = None)',
     ),
     'scatter': (
         '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',
@@ -885,10 +1282,10 @@ SIGNATURES = {
         '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)',
     ),
     'scatter_add': (
-        '(Tensor input, int dim, Tensor index, Tensor src)',
+        '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',
     ),
     'scatter_reduce': (
-        '(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self = None)',
+        '(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self = None, Tensor out = None)',
     ),
     'searchsorted': (
         '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
@@ -896,6 +1293,9 @@ SIGNATURES = {
     ),
     'select': (
         '(Tensor input, int dim, int index)',
+    ),
+    'select_scatter': (
+        '(Tensor input, Tensor src, int dim, int index)',
     ),
     'selu': (
         '(Tensor input)',
@@ -909,38 +1309,73 @@ SIGNATURES = {
     'sigmoid': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'sigmoid_': (
+        '(Tensor input)',
+    ),
     'sign': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'signbit': (
         '(Tensor input, *, Tensor out = None)',
     ),
     'sin': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'sin_': (
+        '(Tensor input)',
+    ),
     'sinc': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'sinc_': (
+        '(Tensor input)',
     ),
     'sinh': (
         '(Tensor input, *, Tensor out = None)',
     ),
-    'slogdet': (
+    'sinh_': (
         '(Tensor input)',
     ),
+    'slice_scatter': (
+        '(Tensor input, Tensor src, int dim = 0, int start = None, int end = None, int step = 1, *, Tensor out = None)',
+    ),
+    'slogdet': (
+        '(Tensor input, *, tuple of Tensors out = None)',
+    ),
     'softmax': (
-        '(Tensor input, int dim, torch.dtype dtype = None)',
+        '(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)',
     ),
     'sort': (
         '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)',
         '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)',
     ),
+    'split_with_sizes': (
+        '(Tensor input, tuple of ints split_sizes, int dim = <unknown>)',
+    ),
+    'split_with_sizes_copy': (
+        '(Tensor input, tuple of ints split_sizes, int dim = <unknown>, *, tuple of Tensors out = None)',
+    ),
     'sqrt': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'sqrt_': (
+        '(Tensor input)',
+    ),
     'square': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'square_': (
         '(Tensor input)',
     ),
     'squeeze': (
         '(Tensor input)',
         '(Tensor input, int dim)',
         '(Tensor input, tuple of ints dim)',
+    ),
+    'squeeze_copy': (
+        '(Tensor input, *, Tensor out = None)',
+        '(Tensor input, int dim, *, Tensor out = None)',
+        '(Tensor input, tuple of ints dim, *, Tensor out = None)',
     ),
     'stack': (
         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',
@@ -978,8 +1413,11 @@ SIGNATURES = {
     't': (
         '(Tensor input)',
     ),
+    't_copy': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
     'take': (
-        '(Tensor input, Tensor index)',
+        '(Tensor input, Tensor index, *, Tensor out = None)',
     ),
     'take_along_dim': (
         '(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)',
@@ -987,8 +1425,14 @@ SIGNATURES = {
     'tan': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'tan_': (
+        '(Tensor input)',
+    ),
     'tanh': (
         '(Tensor input, *, Tensor out = None)',
+    ),
+    'tanh_': (
+        '(Tensor input)',
     ),
     'tensor_split': (
         '(Tensor input, tuple of ints indices, int dim = 0)',
@@ -996,7 +1440,7 @@ SIGNATURES = {
         '(Tensor input, int sections, int dim = 0)',
     ),
     'threshold': (
-        '(Tensor input, Number threshold, Number value)',
+        '(Tensor input, Number threshold, Number value, *, Tensor out = None)',
     ),
     'threshold_': (
         '(Tensor input, Number threshold, Number value)',
@@ -1013,17 +1457,31 @@ SIGNATURES = {
     'transpose': (
         '(Tensor input, int dim0, int dim1)',
     ),
+    'transpose_copy': (
+        '(Tensor input, int dim0, int dim1, *, Tensor out = None)',
+    ),
+    'trapezoid': (
+        '(Tensor y, Tensor x, *, int dim = -1)',
+        '(Tensor y, *, Number dx = 1, int dim = -1)',
+    ),
+    'trapz': (
+        '(Tensor y, *, float dx = 1, int dim = -1)',
+        '(Tensor y, Tensor x, *, int dim = -1)',
+    ),
+    'triangular_solve': (
+        '(Tensor input, Tensor A, bool upper = True, bool transpose = False, bool unitriangular = False, *, tuple of Tensors out = None)',
+    ),
     'tril': (
         '(Tensor input, int diagonal = 0, *, Tensor out = None)',
     ),
     'tril_indices': (
-        '(int row, int col, int offset = 0, *, torch.dtype dtype = None, torch.device device = None, torch.layout layout = None)',
+        '(int row, int col, int offset = 0, *, torch.dtype dtype = None, torch.device device = None, torch.layout layout = None, bool pin_memory = None, bool requires_grad = None)',
     ),
     'triu': (
         '(Tensor input, int diagonal = 0, *, Tensor out = None)',
     ),
     'triu_indices': (
-        '(int row, int col, int offset = 0, *, torch.dtype dtype = None, torch.device device = None, torch.layout layout = None)',
+        '(int row, int col, int offset = 0, *, torch.dtype dtype = None, torch.device device = None, torch.layout layout = None, bool pin_memory = None, bool requires_grad = None)',
     ),
     'true_divide': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
@@ -1032,14 +1490,35 @@ SIGNATURES = {
     'trunc': (
         '(Tensor input, *, Tensor out = None)',
     ),
+    'trunc_': (
+        '(Tensor input)',
+    ),
     'unbind': (
         '(Tensor input, int dim = 0)',
+    ),
+    'unbind_copy': (
+        '(Tensor input, int dim = <unknown>, *, tuple of Tensors out = None)',
     ),
     'unflatten': (
         '(Tensor input, int dim, tuple of ints sizes)',
     ),
+    'unfold_copy': (
+        '(Tensor input, int dimension, int size, int step, *, Tensor out = None)',
+    ),
+    'unsafe_chunk': (
+        '(Tensor input, int chunks, int dim = 0)',
+    ),
+    'unsafe_split': (
+        '(Tensor input, int split_size, int dim = 0)',
+    ),
+    'unsafe_split_with_sizes': (
+        '(Tensor input, tuple of ints split_sizes, int dim = <unknown>)',
+    ),
     'unsqueeze': (
         '(Tensor input, int dim)',
+    ),
+    'unsqueeze_copy': (
+        '(Tensor input, int dim, *, Tensor out = None)',
     ),
     'var': (
         '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)',
@@ -1060,6 +1539,14 @@ SIGNATURES = {
     'view_as_real': (
         '(Tensor input)',
     ),
+    'view_copy': (
+        '(Tensor input, torch.dtype dtype, *, Tensor out = None)',
+        '(Tensor input, tuple of ints size, *, Tensor out = None)',
+    ),
+    'vsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
+    ),
     'vstack': (
         '(tuple of Tensors tensors, *, Tensor out = None)',
     ),
@@ -1075,14 +1562,18 @@ SIGNATURES = {
         '(Number self, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
     ),
+    'xlogy_': (
+        '(Tensor input, Tensor other)',
+        '(Tensor input, Number other)',
+    ),
     'zero_': (
         '(Tensor input)',
     ),
     'zeros': (
-        '(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None)',
+        '(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, bool pin_memory = None)',
     ),
     'zeros_like': (
-        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None)',
+        '(Tensor input, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool requires_grad = None, torch.memory_format memory_format = None, bool pin_memory = None)',
     ),
     'Tensor.add': (
         '(Tensor other, *, Number alpha = 1)',
@@ -1128,6 +1619,9 @@ SIGNATURES = {
     'Tensor.amin': (
         '(tuple of ints dim = None, bool keepdim = False)',
     ),
+    'Tensor.aminmax': (
+        '(*, int dim = None, bool keepdim = None)',
+    ),
     'Tensor.any': (
         '()',
         '(tuple of ints dim = None, bool keepdim = False)',
@@ -1149,6 +1643,12 @@ SIGNATURES = {
         '(*, bool stable, int dim = -1, bool descending = False)',
         '(int dim = -1, bool descending = False)',
     ),
+    'Tensor.as_strided': (
+        '(tuple of ints size, tuple of ints stride, int storage_offset = None)',
+    ),
+    'Tensor.as_strided_scatter': (
+        '(Tensor src, tuple of ints size, tuple of ints stride, int storage_offset = None)',
+    ),
     'Tensor.atan2': (
         '(Tensor other)',
     ),
@@ -1166,6 +1666,9 @@ SIGNATURES = {
         '(Tensor p, *, torch.Generator generator = None)',
         '(float p = 0.5, *, torch.Generator generator = None)',
     ),
+    'Tensor.bfloat16': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
     'Tensor.bincount': (
         '(Tensor weights = None, int minlength = 0)',
     ),
@@ -1177,11 +1680,27 @@ SIGNATURES = {
         '(Tensor other)',
         '(Number other)',
     ),
+    'Tensor.bitwise_left_shift': (
+        '(Tensor other)',
+        '(Number other)',
+    ),
+    'Tensor.bitwise_left_shift_': (
+        '(Tensor other)',
+        '(Number other)',
+    ),
     'Tensor.bitwise_or': (
         '(Tensor other)',
         '(Number other)',
     ),
     'Tensor.bitwise_or_': (
+        '(Tensor other)',
+        '(Number other)',
+    ),
+    'Tensor.bitwise_right_shift': (
+        '(Tensor other)',
+        '(Number other)',
+    ),
+    'Tensor.bitwise_right_shift_': (
         '(Tensor other)',
         '(Number other)',
     ),
@@ -1215,6 +1734,9 @@ SIGNATURES = {
         '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.chalf': (
+        '(*, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.char': (
         '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.cholesky': (
@@ -1282,6 +1804,9 @@ SIGNATURES = {
         '(int dim = None)',
         '(tuple of ints dim)',
     ),
+    'Tensor.cov': (
+        '(*, int correction = None, Tensor fweights = None, Tensor aweights = None)',
+    ),
     'Tensor.cpu': (
         '(*, torch.memory_format memory_format = None)',
     ),
@@ -1309,11 +1834,20 @@ SIGNATURES = {
     'Tensor.diag_embed': (
         '(int offset = 0, int dim1 = -2, int dim2 = -1)',
     ),
+    'Tensor.diagflat': (
+        '(int offset = 0)',
+    ),
     'Tensor.diagonal': (
         '(int offset = 0, int dim1 = 0, int dim2 = 1)',
     ),
+    'Tensor.diagonal_scatter': (
+        '(Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1)',
+    ),
     'Tensor.diff': (
         '(int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)',
+    ),
+    'Tensor.dist': (
+        '(Tensor other, Number p = 2)',
     ),
     'Tensor.div': (
         '(Tensor other)',
@@ -1337,6 +1871,10 @@ SIGNATURES = {
     'Tensor.double': (
         '(*, torch.memory_format memory_format = None)',
     ),
+    'Tensor.dsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
+    ),
     'Tensor.eq': (
         '(Tensor other)',
         '(Number other)',
@@ -1345,7 +1883,7 @@ SIGNATURES = {
         '(Tensor other)',
     ),
     'Tensor.expand': (
-        '(tuple of ints size)',
+        '(tuple of ints size, *, bool implicit = None)',
     ),
     'Tensor.expand_as': (
         '(Tensor other)',
@@ -1397,7 +1935,13 @@ SIGNATURES = {
         '(Number other)',
     ),
     'Tensor.gather': (
-        '(int dim, Tensor index)',
+        '(int dim, Tensor index, *, bool sparse_grad = None)',
+    ),
+    'Tensor.gcd': (
+        '(Tensor other)',
+    ),
+    'Tensor.gcd_': (
+        '(Tensor other)',
     ),
     'Tensor.ge': (
         '(Tensor other)',
@@ -1423,6 +1967,26 @@ SIGNATURES = {
     ),
     'Tensor.half': (
         '(*, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.hardshrink': (
+        '(Number lambd = 0.5)',
+    ),
+    'Tensor.heaviside': (
+        '(Tensor values)',
+    ),
+    'Tensor.heaviside_': (
+        '(Tensor values)',
+    ),
+    'Tensor.histc': (
+        '(int bins = 100, Number min = 0, Number max = 0)',
+    ),
+    'Tensor.histogram': (
+        '(Tensor bins, *, Tensor weight = None, bool density = False)',
+        '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)',
+    ),
+    'Tensor.hsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
     ),
     'Tensor.hypot': (
         '(Tensor other)',
@@ -1469,7 +2033,7 @@ SIGNATURES = {
         '(tuple of Tensors indices, Tensor values, bool accumulate = False)',
     ),
     'Tensor.index_reduce': (
-        '(int dim, Tensor index, Tensor source, str reduce)',
+        '(int dim, Tensor index, Tensor source, str reduce, *, bool include_self = None)',
     ),
     'Tensor.index_reduce_': (
         '(int dim, Tensor index, Tensor source, str reduce, *, bool include_self = None)',
@@ -1494,6 +2058,18 @@ SIGNATURES = {
     ),
     'Tensor.kthvalue': (
         '(int k, int dim = <unknown>, bool keepdim = False)',
+    ),
+    'Tensor.lcm': (
+        '(Tensor other)',
+    ),
+    'Tensor.lcm_': (
+        '(Tensor other)',
+    ),
+    'Tensor.ldexp': (
+        '(Tensor other)',
+    ),
+    'Tensor.ldexp_': (
+        '(Tensor other)',
     ),
     'Tensor.le': (
         '(Tensor other)',
@@ -1527,6 +2103,9 @@ SIGNATURES = {
     'Tensor.logaddexp2': (
         '(Tensor other)',
     ),
+    'Tensor.logcumsumexp': (
+        '(int dim)',
+    ),
     'Tensor.logical_and': (
         '(Tensor other)',
     ),
@@ -1551,6 +2130,9 @@ SIGNATURES = {
     'Tensor.lt': (
         '(Tensor other)',
         '(Number other)',
+    ),
+    'Tensor.lu_solve': (
+        '(Tensor LU_data, Tensor LU_pivots)',
     ),
     'Tensor.masked_fill': (
         '(Tensor mask, Tensor value)',
@@ -1648,11 +2230,18 @@ SIGNATURES = {
         '()',
         '(int dim, bool keepdim = False)',
     ),
+    'Tensor.nanquantile': (
+        '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+        '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+    ),
     'Tensor.nansum': (
         '(tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None)',
     ),
     'Tensor.narrow': (
         '(int dim, Tensor start, int length)',
+        '(int dim, int start, int length)',
+    ),
+    'Tensor.narrow_copy': (
         '(int dim, int start, int length)',
     ),
     'Tensor.ne': (
@@ -1661,6 +2250,9 @@ SIGNATURES = {
     ),
     'Tensor.new_empty': (
         '(tuple of ints size, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
+    ),
+    'Tensor.new_empty_strided': (
+        '(tuple of ints size, tuple of ints stride, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
     ),
     'Tensor.new_full': (
         '(tuple of ints size, Number fill_value, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
@@ -1671,9 +2263,18 @@ SIGNATURES = {
     'Tensor.new_zeros': (
         '(tuple of ints size, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
     ),
+    'Tensor.nextafter': (
+        '(Tensor other)',
+    ),
+    'Tensor.nextafter_': (
+        '(Tensor other)',
+    ),
     'Tensor.nonzero': (
         '()',
         '(*, bool as_tuple)',
+    ),
+    'Tensor.nonzero_static': (
+        '(*, int size)',
     ),
     'Tensor.normal_': (
         '(float mean = 0, float std = 1, *, torch.Generator generator = None)',
@@ -1684,6 +2285,12 @@ SIGNATURES = {
     ),
     'Tensor.numpy': (
         '(*, bool force = None)',
+    ),
+    'Tensor.orgqr': (
+        '(Tensor input2)',
+    ),
+    'Tensor.ormqr': (
+        '(Tensor input2, Tensor input3, bool left = True, bool transpose = False)',
     ),
     'Tensor.outer': (
         '(Tensor vec2)',
@@ -1724,6 +2331,10 @@ SIGNATURES = {
     'Tensor.qr': (
         '(bool some = True)',
     ),
+    'Tensor.quantile': (
+        '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+        '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+    ),
     'Tensor.random_': (
         '(*, torch.Generator generator = None)',
         '(int from, int to, *, torch.Generator generator = None)',
@@ -1736,6 +2347,9 @@ SIGNATURES = {
     'Tensor.remainder_': (
         '(Tensor other)',
         '(Number other)',
+    ),
+    'Tensor.renorm': (
+        '(Number p, int dim, Number maxnorm)',
     ),
     'Tensor.repeat': (
         '(tuple of ints repeats)',
@@ -1752,6 +2366,12 @@ SIGNATURES = {
     ),
     'Tensor.reshape_as': (
         '(Tensor other)',
+    ),
+    'Tensor.resize_': (
+        '(tuple of ints size, *, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.resize_as_': (
+        '(Tensor the_template, *, torch.memory_format memory_format = None)',
     ),
     'Tensor.roll': (
         '(tuple of ints shifts, tuple of ints dims = None)',
@@ -1794,11 +2414,17 @@ SIGNATURES = {
     'Tensor.select': (
         '(int dim, int index)',
     ),
+    'Tensor.select_scatter': (
+        '(Tensor src, int dim, int index)',
+    ),
     'Tensor.short': (
         '(*, torch.memory_format memory_format = None)',
     ),
     'Tensor.size': (
         '(int dim = None)',
+    ),
+    'Tensor.slice_scatter': (
+        '(Tensor src, int dim = 0, int start = None, int end = None, int step = 1)',
     ),
     'Tensor.softmax': (
         '(int dim, torch.dtype dtype = None)',
@@ -1806,6 +2432,9 @@ SIGNATURES = {
     'Tensor.sort': (
         '(*, bool stable, int dim = -1, bool descending = False)',
         '(int dim = -1, bool descending = False)',
+    ),
+    'Tensor.split_with_sizes': (
+        '(tuple of ints split_sizes, int dim = <unknown>)',
     ),
     'Tensor.squeeze': (
         '()',
@@ -1838,6 +2467,9 @@ SIGNATURES = {
     'Tensor.sum': (
         '(*, torch.dtype dtype = None)',
         '(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)',
+    ),
+    'Tensor.sum_to_size': (
+        '(tuple of ints size)',
     ),
     'Tensor.svd': (
         '(bool some = True, bool compute_uv = True)',
@@ -1882,6 +2514,9 @@ SIGNATURES = {
     'Tensor.transpose_': (
         '(int dim0, int dim1)',
     ),
+    'Tensor.triangular_solve': (
+        '(Tensor A, bool upper = True, bool transpose = False, bool unitriangular = False)',
+    ),
     'Tensor.tril': (
         '(int diagonal = 0)',
     ),
@@ -1907,6 +2542,15 @@ SIGNATURES = {
     'Tensor.uniform_': (
         '(float from = 0, float to = 1, *, torch.Generator generator = None)',
     ),
+    'Tensor.unsafe_chunk': (
+        '(int chunks, int dim = 0)',
+    ),
+    'Tensor.unsafe_split': (
+        '(int split_size, int dim = 0)',
+    ),
+    'Tensor.unsafe_split_with_sizes': (
+        '(tuple of ints split_sizes, int dim = <unknown>)',
+    ),
     'Tensor.unsqueeze': (
         '(int dim)',
     ),
@@ -1928,6 +2572,10 @@ SIGNATURES = {
     'Tensor.view_as': (
         '(Tensor other)',
     ),
+    'Tensor.vsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
+    ),
     'Tensor.where': (
         '(Tensor condition, Tensor other)',
         '(Tensor condition, Number other)',
@@ -1940,10 +2588,16 @@ SIGNATURES = {
         '(Tensor other)',
         '(Number other)',
     ),
+    'nn.functional.adaptive_avg_pool1d': (
+        '(Tensor input, tuple of ints output_size)',
+    ),
     'nn.functional.avg_pool1d': (
         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True)',
     ),
     'nn.functional.avg_pool2d': (
+        '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int divisor_override = None)',
+    ),
+    'nn.functional.avg_pool3d': (
         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int divisor_override = None)',
     ),
     'nn.functional.bilinear': (
@@ -1951,6 +2605,9 @@ SIGNATURES = {
     ),
     'nn.functional.celu_': (
         '(Tensor input, Number alpha = 1.)',
+    ),
+    'nn.functional.channel_shuffle': (
+        '(Tensor input, int groups)',
     ),
     'nn.functional.conv1d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
@@ -1960,10 +2617,17 @@ SIGNATURES = {
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
     ),
+    'nn.functional.conv3d': (
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
+    ),
     'nn.functional.conv_transpose1d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)',
     ),
     'nn.functional.conv_transpose2d': (
+        '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)',
+    ),
+    'nn.functional.conv_transpose3d': (
         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)',
     ),
     'nn.functional.cosine_similarity': (
@@ -1974,6 +2638,9 @@ SIGNATURES = {
     ),
     'nn.functional.gelu': (
         '(Tensor input, *, str approximate = None)',
+    ),
+    'nn.functional.hardshrink': (
+        '(Tensor input, Number lambd = 0.5, *, Tensor out = None)',
     ),
     'nn.functional.hardtanh_': (
         '(Tensor input, Number min_val = -1., Number max_val = 1.)',
@@ -1993,17 +2660,35 @@ SIGNATURES = {
     'nn.functional.pairwise_distance': (
         '(Tensor x1, Tensor x2, float p = 2.0, float eps = 1e-6, bool keepdim = False)',
     ),
+    'nn.functional.pdist': (
+        '(Tensor input, float p = 2)',
+    ),
+    'nn.functional.pixel_shuffle': (
+        '(Tensor input, int upscale_factor)',
+    ),
+    'nn.functional.pixel_unshuffle': (
+        '(Tensor input, int downscale_factor)',
+    ),
     'nn.functional.prelu': (
         '(Tensor input, Tensor weight)',
     ),
     'nn.functional.relu_': (
         '(Tensor input)',
     ),
+    'nn.functional.rrelu_': (
+        '(Tensor input, Number lower = 1./8, Number upper = 1./3, bool training = False, torch.Generator generator = None)',
+    ),
+    'nn.functional.scaled_dot_product_attention': (
+        '(Tensor query, Tensor key, Tensor value, Tensor attn_mask = None, float dropout_p = 0.0, bool is_causal = <unknown>)',
+    ),
     'nn.functional.selu_': (
         '(Tensor input)',
     ),
     'nn.functional.softplus': (
         '(Tensor input, Number beta = 1, Number threshold = 20)',
+    ),
+    'nn.functional.softshrink': (
+        '(Tensor input, Number lambd = 0.5)',
     ),
     'nn.functional.threshold_': (
         '(Tensor input, Number threshold, Number value)',
@@ -2013,6 +2698,10 @@ SIGNATURES = {
     ),
     'linalg.cholesky_ex': (
         '(Tensor input, *, bool upper = None, bool check_errors = None, tuple of Tensors out = None)',
+    ),
+    'linalg.cond': (
+        '(Tensor input, Number p = None, *, Tensor out = None)',
+        '(Tensor input, str p, *, Tensor out = None)',
     ),
     'linalg.cross': (
         '(Tensor input, Tensor other, *, int dim = None, Tensor out = None)',
@@ -2035,14 +2724,44 @@ SIGNATURES = {
     'linalg.eigvalsh': (
         "(Tensor input, str UPLO = 'L', *, Tensor out = None)",
     ),
+    'linalg.householder_product': (
+        '(Tensor input, Tensor tau, *, Tensor out = None)',
+    ),
     'linalg.inv': (
         '(Tensor A, *, Tensor out = None)',
     ),
     'linalg.inv_ex': (
         '(Tensor A, *, bool check_errors = None, tuple of Tensors out = None)',
     ),
+    'linalg.ldl_factor': (
+        '(Tensor input, *, bool hermitian = None, tuple of Tensors out = None)',
+    ),
+    'linalg.ldl_factor_ex': (
+        '(Tensor input, *, bool hermitian = None, bool check_errors = None, tuple of Tensors out = None)',
+    ),
+    'linalg.ldl_solve': (
+        '(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian = None, Tensor out = None)',
+    ),
+    'linalg.lstsq': (
+        '(Tensor input, Tensor b, float rcond = None, *, str driver = None)',
+    ),
+    'linalg.lu': (
+        '(Tensor A, *, bool pivot = None, tuple of Tensors out = None)',
+    ),
+    'linalg.lu_factor': (
+        '(Tensor A, *, tuple of Tensors out = None)',
+    ),
+    'linalg.lu_factor_ex': (
+        '(Tensor A, *, bool pivot = None, bool check_errors = None, tuple of Tensors out = None)',
+    ),
+    'linalg.lu_solve': (
+        '(Tensor LU, Tensor pivots, Tensor B, *, bool left = None, bool adjoint = None, Tensor out = None)',
+    ),
     'linalg.matmul': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
+    ),
+    'linalg.matrix_exp': (
+        '(Tensor input)',
     ),
     'linalg.matrix_norm': (
         '(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
@@ -2056,6 +2775,9 @@ SIGNATURES = {
         '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)',
         '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)',
         '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)',
+    ),
+    'linalg.multi_dot': (
+        '(tuple of Tensors tensors, *, Tensor out = None)',
     ),
     'linalg.norm': (
         '(Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
@@ -2088,6 +2810,15 @@ SIGNATURES = {
     'linalg.svdvals': (
         '(Tensor A, *, str driver = None, Tensor out = None)',
     ),
+    'linalg.tensorinv': (
+        '(Tensor input, int ind = 2, *, Tensor out = None)',
+    ),
+    'linalg.tensorsolve': (
+        '(Tensor input, Tensor other, tuple of ints dims = None, *, Tensor out = None)',
+    ),
+    'linalg.vander': (
+        '(Tensor x, *, int N = None)',
+    ),
     'linalg.vecdot': (
         '(Tensor x, Tensor y, *, int dim = None, Tensor out = None)',
     ),
@@ -2101,6 +2832,7 @@ CALLED = {
     'nn.functional.logsigmoid': 'log_sigmoid',
     'linalg.cholesky': 'linalg_cholesky',
     'linalg.cholesky_ex': 'linalg_cholesky_ex',
+    'linalg.cond': 'linalg_cond',
     'linalg.cross': 'linalg_cross',
     'linalg.det': 'linalg_det',
     'linalg.diagonal': 'linalg_diagonal',
@@ -2108,12 +2840,23 @@ CALLED = {
     'linalg.eigh': 'linalg_eigh',
     'linalg.eigvals': 'linalg_eigvals',
     'linalg.eigvalsh': 'linalg_eigvalsh',
+    'linalg.householder_product': 'linalg_householder_product',
     'linalg.inv': 'linalg_inv',
     'linalg.inv_ex': 'linalg_inv_ex',
+    'linalg.ldl_factor': 'linalg_ldl_factor',
+    'linalg.ldl_factor_ex': 'linalg_ldl_factor_ex',
+    'linalg.ldl_solve': 'linalg_ldl_solve',
+    'linalg.lstsq': 'linalg_lstsq',
+    'linalg.lu': 'linalg_lu',
+    'linalg.lu_factor': 'linalg_lu_factor',
+    'linalg.lu_factor_ex': 'linalg_lu_factor_ex',
+    'linalg.lu_solve': 'linalg_lu_solve',
     'linalg.matmul': 'linalg_matmul',
+    'linalg.matrix_exp': 'linalg_matrix_exp',
     'linalg.matrix_norm': 'linalg_matrix_norm',
     'linalg.matrix_power': 'linalg_matrix_power',
     'linalg.matrix_rank': 'linalg_matrix_rank',
+    'linalg.multi_dot': 'linalg_multi_dot',
     'linalg.norm': 'linalg_norm',
     'linalg.pinv': 'linalg_pinv',
     'linalg.qr': 'linalg_qr',
@@ -2123,6 +2866,9 @@ CALLED = {
     'linalg.solve_triangular': 'linalg_solve_triangular',
     'linalg.svd': 'linalg_svd',
     'linalg.svdvals': 'linalg_svdvals',
+    'linalg.tensorinv': 'linalg_tensorinv',
+    'linalg.tensorsolve': 'linalg_tensorsolve',
+    'linalg.vander': 'linalg_vander',
     'linalg.vecdot': 'linalg_vecdot',
     'linalg.vector_norm': 'linalg_vector_norm',
 }
@@ -2157,32 +2903,28 @@ HIDDEN = frozenset({
 # a Python number passes where these take a Tensor (torch.add(1, 2))
 NUMBERS_AS_TENSORS = frozenset({
     'add',
-    'bitwise_and',
-    'bitwise_or',
-    'bitwise_xor',
     'div',
     'divide',
-    'float_power',
     'floor_divide',
-    'isin',
     'linspace',
+    'logspace',
     'mul',
     'multiply',
-    'normal',
-    'pow',
-    'remainder',
     'result_type',
     'sub',
     'subtract',
     'true_divide',
-    'xlogy',
     'Tensor.add',
     'Tensor.add_',
     'Tensor.bernoulli_',
     'Tensor.bitwise_and',
     'Tensor.bitwise_and_',
+    'Tensor.bitwise_left_shift',
+    'Tensor.bitwise_left_shift_',
     'Tensor.bitwise_or',
     'Tensor.bitwise_or_',
+    'Tensor.bitwise_right_shift',
+    'Tensor.bitwise_right_shift_',
     'Tensor.bitwise_xor',
     'Tensor.bitwise_xor_',
     'Tensor.clamp_max',
@@ -2214,10 +2956,12 @@ NUMBERS_AS_TENSORS = frozenset({
     'Tensor.mul',
     'Tensor.mul_',
     'Tensor.multiply',
+    'Tensor.nanquantile',
     'Tensor.ne',
     'Tensor.not_equal',
     'Tensor.pow',
     'Tensor.pow_',
+    'Tensor.quantile',
     'Tensor.remainder',
     'Tensor.remainder_',
     'Tensor.sub',
@@ -2227,3 +2971,49 @@ NUMBERS_AS_TENSORS = frozenset({
     'Tensor.xlogy',
     'Tensor.xlogy_',
 })
+
+# per signature, the parameters that take None though the signature string shows no None default
+NULLABLE = {
+    'all': ((), (), ('dim',)),
+    'any': ((), (), ('dim',)),
+    'arange': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'bartlett_window': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'blackman_window': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'count_nonzero': ((), ('dim',)),
+    'div': ((), ('rounding_mode',), ('rounding_mode',)),
+    'divide': ((), ('rounding_mode',), (), ('rounding_mode',)),
+    'eye': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'gradient': ((), ('dim',), (), ('spacing',), ('spacing', 'dim'), (), ('dim',)),
+    'hamming_window': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'hann_window': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'kaiser_window': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'linspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'logspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'mean': ((), ('dim',)),
+    'normal': ((), (), (), ('pin_memory', 'requires_grad')),
+    'rand': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'rand_like': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'randint': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'randint_like': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'randn': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'randn_like': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'randperm': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
+    'sort': (('stable',), ()),
+    'std': (('dim',), (), ()),
+    'std_mean': (('dim',), (), ()),
+    'sum': ((), ('dim',)),
+    'var': (('dim',), (), ()),
+    'var_mean': (('dim',), (), ()),
+    'Tensor.all': ((), (), ('dim',)),
+    'Tensor.any': ((), (), ('dim',)),
+    'Tensor.count_nonzero': ((), ('dim',)),
+    'Tensor.div': ((), ('rounding_mode',), ('rounding_mode',)),
+    'Tensor.div_': ((), ('rounding_mode',), ('rounding_mode',)),
+    'Tensor.divide': ((), ('rounding_mode',), (), ('rounding_mode',)),
+    'Tensor.mean': ((), ('dim',)),
+    'Tensor.random_': ((), ('to',), ()),
+    'Tensor.sort': (('stable',), ()),
+    'Tensor.std': (('dim',), (), ()),
+    'Tensor.sum': ((), ('dim',)),
+    'Tensor.var': (('dim',), (), ()),
+}
