@@ -106,7 +106,7 @@ def _single(fn, name, stub_keywords=()):
     documented = dict(re.findall(r"(\w+)=([^,)]+)", doc))  # exp(input, *, out=None): the defaults
     params = []
     args = []
-    for _ in range(12):
+    for _ in range(40):
         text = _error(fn, (*args, Probe()), {})
         m = _MUST.search(text or "")
         if not m:

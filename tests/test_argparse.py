@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 import dyngrad
 from conftest import assert_same_tensor, same_error
-from dyngrad._argparse import explain
+from dyngrad._argparse import explain, signatures
 from dyngrad._argparse._signatures import SIGNATURES
 
 
@@ -50,17 +50,24 @@ def _targets(key: str):
 
 
 def _calls(key: str):
-    """Argument tuples for the (torch, dyngrad) sides: a wrong value alone, then after a tensor."""
+    """Arguments for the (torch, dyngrad) sides, as (which, torch args, dyngrad args, keywords): a wrong value
+    alone, then after a tensor; then a keyword no signature has, and a wrong value for each keyword-only
+    parameter (after a tensor, for a function)."""
     method = key.startswith("Tensor.")
     for i, wrong in enumerate(_wrong_values()):
-        yield (i, 0), (wrong,), (wrong,)
+        yield (i, 0), (wrong,), (wrong,), {}
         if not method:
-            yield (i, 1), (torch.ones(2, 2), wrong), (dyngrad.ones(2, 2), wrong)
+            yield (i, 1), (torch.ones(2, 2), wrong), (dyngrad.ones(2, 2), wrong), {}
+    lead_t, lead_d = ((), ()) if method else ((torch.ones(2, 2),), (dyngrad.ones(2, 2),))
+    yield ("keyword", "zz"), lead_t, lead_d, {"zz": 1}
+    names = sorted({p.name for params in signatures(key) for p in params if p.kwonly})
+    for name in names:
+        yield ("keyword", name), lead_t, lead_d, {name: Foreign()}
 
 
-def _outcome(fn, args):
+def _outcome(fn, args, kwargs=None):
     try:
-        fn(*args)
+        fn(*args, **(kwargs or {}))
     except TypeError as e:
         return str(e)
     except Exception:  # noqa: BLE001 - not an argument-type error: not this test's business
@@ -86,11 +93,11 @@ def test_wrong_argument_types(key):
         pytest.skip(f"dyngrad has no {key}")
     tfn, dfn = targets
     mismatches = []
-    for which, targs, dargs in _calls(key):
-        expected = _outcome(tfn, targs)
+    for which, targs, dargs, kwargs in _calls(key):
+        expected = _outcome(tfn, targs, kwargs)
         if expected is None:
             continue
-        got = _outcome(dfn, dargs)
+        got = _outcome(dfn, dargs, kwargs)
         if got != expected and (key, which) not in KNOWN:
             mismatches.append(f"{which}: torch {expected!r}\n        dyngrad {got!r}")
     assert not mismatches, f"{key}:\n  " + "\n  ".join(mismatches)
@@ -99,8 +106,8 @@ def test_wrong_argument_types(key):
 def test_known_differences_still_differ():
     for key, which in KNOWN:
         tfn, dfn = _targets(key)
-        args = dict((w, (t, d)) for w, t, d in _calls(key))[which]
-        assert _outcome(tfn, args[0]) != _outcome(dfn, args[1]), f"{key} {which} matches torch now: drop it from KNOWN"
+        targs, dargs, kwargs = {w: (t, d, k) for w, t, d, k in _calls(key)}[which]
+        assert _outcome(tfn, targs, kwargs) != _outcome(dfn, dargs, kwargs), f"{key} {which} matches torch now: drop it from KNOWN"
 
 
 # ---------------------------------------------------------------------------- the issue's examples

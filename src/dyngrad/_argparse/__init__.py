@@ -9,13 +9,21 @@ calls: ``"exp"`` (dyngrad.exp), ``"Tensor.add"``, ``"nn.functional.linear"``, ``
 Note [Argument checks off the hot path]
 Parsing every call as torch does would cost microseconds per op. The functions are wrapped instead
 (``checked``) so that the common call costs one extra Python call and one type test:
-- before the call, only the cheap test of Note [Suspect arguments] runs;
+- before the call, only the cheap test of Note [Suspect arguments] runs (on the positional arguments and
+  the keywords);
 - the op runs; if it raises (a float has no ``_data``), the call is parsed against the table: when no
   signature takes the arguments, torch's TypeError replaces the error, since torch parses before it
   runs anything; otherwise the op's own error stands (it was about something else);
 - a keyword torch accepts as a NumPy alias (``axis=``, ``keepdims=``) is renamed and the call retried,
   on that same slow path.
-A function the table does not know is not wrapped: nothing is checked, nothing breaks.
+A function the table does not know is not wrapped: nothing is checked, nothing breaks. A function that
+looks at its caller's frame skips the wrapper's (``stacklevel``; Tensor.requires_grad_'s user check).
+
+The parse follows torch's (python_arg_parser.cpp): a parameter is found by its name, then by its NumPy
+alias; None passes where the type is optional (a None default, or ``_signatures.NULLABLE``: ``int? to``,
+which the signature text prints ``int to``); a lone int list takes the positional arguments from a first
+int on; leftover keywords are reported by their own names. The TypeError describing an invalid
+combination follows invalid_arguments.cpp, quirks included (``_described_names``, ``_plainly``).
 
 Adding a row: a new builtin torch function gets its row by running scripts/gen_signatures.py (once
 dyngrad has the function under torch's name); a hand-written row is a tuple of torch's signature
@@ -29,7 +37,7 @@ import functools
 from .._backend import xp
 from .._creation import Generator
 from .._dtype import dtype
-from .._tensor import Size, Tensor, device
+from .._tensor import Size, Tensor, device, layout, memory_format
 from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES
 
 _NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
@@ -80,6 +88,8 @@ def type_name(obj) -> str:
         return "torch.dtype"
     if t is Size:
         return "torch.Size"
+    if t in (layout, memory_format, device):
+        return f"torch.{t.__name__}"
     if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # builtin, or a class written in Python
         return t.__name__
     return f"{t.__module__}.{t.__name__}"
@@ -115,6 +125,15 @@ def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
         return isinstance(obj, (dtype, xp.dtype)) or any(obj is t for t in (int, float, bool, complex))
     if kind == "torch.Generator":
         return isinstance(obj, Generator)
+    if kind == "torch.memory_format":
+        return isinstance(obj, memory_format)
+    if kind == "torch.layout":
+        return isinstance(obj, layout)
+    if kind == "tuple of Scalars":
+        return isinstance(obj, (tuple, list)) and all(isinstance(v, _NUMBER_TYPES) for v in obj)
+    if kind == "tuple of floats":  # (a number too: torch's ArrayRef<double> takes one)
+        return isinstance(obj, (tuple, list)) and all(accepts("float", v, False) for v in obj) or accepts(
+            "float", obj, False)
     if kind == "torch.device":
         return isinstance(obj, (str, device)) or _is_int(obj)
     return True
@@ -248,18 +267,25 @@ def _why_not(params, text: str, args, kwargs) -> str:
     includes the ``*`` of keyword-only parameters; invalid_arguments.cpp, _argcountMatch)."""
     if text.count(", ") + 1 != len(args) + len(kwargs):
         return ""
-    names = {p.name: p for p in params}
+    names = _described_names(params)
     unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
     if unmatched:
         return "      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched) + "\n"
     parts = []
     pos = _positional(params)
     for i, obj in enumerate(args):
-        ok = i < len(pos) and _plainly(pos[i].type, obj)
+        ok = i < len(pos) and not pos[i].optional and _plainly(pos[i].type, obj)
         parts.append(_described(obj) if ok else f"!{_described(obj)}!")
     for k, obj in _kwargs_in_torch_order(kwargs):
         parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"{k}=!{_described(obj)}!")
     return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + ")\n"
+
+
+def _described_names(params) -> dict:
+    """The parameters the description of an invalid call knows by name: the required ones. (torch reads the
+    name after the last space of ``Number alpha = 1``, its default, so a keyword never matches a parameter
+    with a default there, and no argument matches its type: ``(!int!, ...)`` under ``(int dim = -1, ...)``.)"""
+    return {p.name: p for p in params if not p.optional}
 
 
 def _plainly(kind: str, obj) -> bool:
@@ -297,7 +323,7 @@ def explain(key: str, args: tuple, kwargs: dict):
         return TypeError(errors[plausible[0]])
     head = f"{name}() received an invalid combination of arguments - got "
     if len(sigs) == 1:  # one visible signature (invalid_arguments.cpp, format_invalid_args)
-        names = {p.name for p in parsed[0]}
+        names = _described_names(parsed[0])
         unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
         if unmatched:
             return TypeError(f"{name}() received an invalid combination of arguments - got unrecognized keyword "
@@ -331,11 +357,6 @@ def _realias(kwargs: dict, key: str):
     return renamed if changed else None
 
 
-# Functions left unwrapped although the table has their row. (The functions that look at their caller's
-# frame skip the wrapper's: torch.range's warning (``stacklevel``), Tensor.requires_grad_'s user check.)
-UNCHECKED = frozenset()
-
-
 def stacklevel(level: int) -> int:
     """``level`` for warnings.warn, counting the wrappers of the argument check between the warning
     function and its caller too (a warning reported at the user's line stays there: torch.range's)."""
@@ -353,7 +374,7 @@ def checked(key: str, fn, method: bool = False):
     ``method``: ``fn`` is a Tensor method; positions in messages count from the first argument after self.
     """
     sigs = SIGNATURES.get(key)
-    if sigs is None or not callable(fn) or key in UNCHECKED:
+    if sigs is None or not callable(fn):
         return fn
     nat = key in NUMBERS_AS_TENSORS
     parsed = signatures(key)
@@ -362,6 +383,7 @@ def checked(key: str, fn, method: bool = False):
     wrapped = tuple(i for i, _ in _suspect_positions(parsed, method)[0] if nat and _tensor_only(parsed, i - method))
     if most is None:
         most = 1 << 30
+    by_name = _keyword_types(parsed, fn)
 
     def slow(args, kwargs, error):
         problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
@@ -382,11 +404,17 @@ def checked(key: str, fn, method: bool = False):
         return fn(*args, **kwargs)
 
     def wrapper(*args, **kwargs):
-        if len(args) > most or (len(args) < least and not kwargs):
+        if len(args) > most or len(args) < least:
             return slow(args, kwargs, None)
         for i, fast in suspect:
             if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
                 return slow(args, kwargs, None)
+        if kwargs:
+            for k, v in kwargs.items():
+                fast = by_name.get(k, _UNKNOWN)
+                if fast is _UNKNOWN or (fast is not None and type(v) not in fast and not (
+                        Tensor in fast and isinstance(v, Tensor))):
+                    return slow(args, kwargs, None)
         try:
             return fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - torch parses before it runs: a call no signature takes fails so
@@ -395,6 +423,44 @@ def checked(key: str, fn, method: bool = False):
     functools.update_wrapper(wrapper, fn)
     wrapper.__wrapped_key__ = key
     return wrapper
+
+
+_UNKNOWN = object()
+
+
+def _keyword_types(parsed, fn) -> dict:
+    """Note [Suspect arguments], for keywords: by parameter name, the Python types surely taken under it
+    (``_FAST``; None where the types are not all among those, or where only the op function has the name:
+    not checked before the op runs). A keyword neither has (a NumPy alias, a misspelling) is parsed first."""
+    types, unchecked = {}, set()
+    for params in parsed:
+        for p in params:
+            if p.type not in _FAST:
+                unchecked.add(p.name)
+                continue
+            accepted = types.setdefault(p.name, set())
+            accepted.update(_FAST[p.type])
+            if p.allow_none:
+                accepted.add(type(None))
+            if p.type == "tuple of ints":
+                accepted.discard(list)
+    out = {name: frozenset(accepted) for name, accepted in types.items()}
+    for name in unchecked:
+        out[name] = None
+    for name in _own_keywords(fn):
+        out.setdefault(name, None)
+    return out
+
+
+def _own_keywords(fn) -> tuple:
+    """The names the op function takes by keyword (not ``*args``/``**kwargs`` themselves)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 def _known_keywords(key: str, fn, kwargs: dict) -> dict:
@@ -487,6 +553,8 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
     "float": (float, int),
     "str": (str,),
     "tuple of Tensors": (tuple, list),
+    "torch.memory_format": (memory_format,),
+    "torch.layout": (layout,),
 }
 
 
@@ -559,7 +627,7 @@ def check_methods(methods: dict) -> dict:
     for name, fn in list(out.items()):
         key = "Tensor." + name
         sigs = SIGNATURES.get(key)
-        if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)) and key not in UNCHECKED:
+        if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)):
             out[name] = checked(key, fn, method=True)
         elif name not in methods:
             del out[name]  # a class attribute left as it is

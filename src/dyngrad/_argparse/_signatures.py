@@ -967,7 +967,7 @@ SIGNATURES = {
         '(Tensor input, Tensor other, *, Tensor out = None)',
     ),
     'mkldnn_rnn_layer': (
-        '(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, tuple of ints batch_sizes, int mode, int hidden_size, int num_layers)',
+        '(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, tuple of ints batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train)',
     ),
     'mm': (
         '(Tensor input, Tensor mat2, *, Tensor out = None)',
