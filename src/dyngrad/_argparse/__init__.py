@@ -112,8 +112,8 @@ def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
         return _is_int(obj)
     if kind == "bool":
         return isinstance(obj, (bool, xp.bool_))
-    if kind == "float":
-        return type(obj) is not bool and isinstance(obj, (int, float, xp.integer, xp.floating, Tensor))
+    if kind == "float":  # (a bool too: it is an int to Python, and torch's check)
+        return isinstance(obj, (int, float, xp.integer, xp.floating, Tensor))
     if kind in ("str", "c10::string_view"):
         return isinstance(obj, str)
     if kind.startswith("tuple of ints") or kind.startswith("tuple of SymInts"):
@@ -210,6 +210,11 @@ def _bind(name, params, args, kwargs, nat):
         where = f" (position {i + 1})" if given_pos else ""
         if unpacked and i == 0:
             continue
+        if (given_pos and i == 0 and p.name == "size" and p.type == "tuple of ints" and isinstance(obj, (list, tuple))
+                and obj and _is_int(obj[0])):
+            unpacked = True  # a size list past its first int: read item by item (zeros([2, 2.0]))
+            args = (obj, *args[1:])
+            continue
         if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
             for j, item in enumerate(obj):
                 if not _is_int(item):
@@ -248,7 +253,7 @@ def _kwargs_in_torch_order(kwargs: dict) -> list:
 def _got(args, kwargs) -> str:
     """torch's ``_argDesc``: the types of the arguments given."""
     kw = [f"{k}={type_name(v)}" for k, v in _kwargs_in_torch_order(kwargs)]
-    if args:
+    if args or not kw:
         return "(" + ", ".join([type_name(a) for a in args] + kw) + ")"
     return "(" + ", ".join(kw) + ", )"
 
