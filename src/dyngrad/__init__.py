@@ -213,3 +213,12 @@ def __getattr__(name: str):
         f"module 'dyngrad' has no attribute '{name}' (dyngrad does not provide torch.{name}; "
         "docs/differences.md lists what is missing)"
     )
+
+
+from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES  # noqa: E402
+
+globals().update(_LEGACY_TYPES)  # torch.FloatTensor, torch.LongTensor ... (legacy constructors)
+
+from ._argparse import check_namespace as _check_namespace  # noqa: E402
+
+_check_namespace(globals())  # torch's argument errors for the functions with a row (last: after every definition)

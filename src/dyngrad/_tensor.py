@@ -229,7 +229,10 @@ def _called_by_user() -> bool:
     """Whether the caller of a Tensor method is outside dyngrad (torch.func's checks concern user code)."""
     import sys
 
-    name = sys._getframe(2).f_globals.get("__name__", "")
+    frame = sys._getframe(2)
+    while frame.f_globals.get("__name__") == "dyngrad._argparse":  # the argument check's wrapper
+        frame = frame.f_back
+    name = frame.f_globals.get("__name__", "")
     return not (name == "dyngrad" or name.startswith("dyngrad."))
 
 

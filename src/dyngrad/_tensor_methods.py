@@ -222,8 +222,14 @@ def _type_cast(npd_name):
 
 
 def _type(self, dtype=None, non_blocking=False):
-    """``t.type()`` names the tensor type (``torch.FloatTensor``); ``t.type(dtype or name)`` casts."""
+    """``t.type()`` names the tensor type (``torch.FloatTensor``); ``t.type(dtype, name or legacy type)`` casts.
+
+    Raises:
+        ValueError: ``invalid type: 'torch.Foo'``.
+        TypeError: ``dtype must be a type, str, or dtype object``.
+    """
     from . import _dtype
+    from ._legacy_types import tensortype
 
     if dtype is None:
         return f"torch.{_dtype.scalar_type_name(self._data.dtype)}Tensor"
@@ -232,6 +238,10 @@ def _type(self, dtype=None, non_blocking=False):
         if dtype not in by_type:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = getattr(_dtype, by_type[dtype])
+    elif isinstance(dtype, tensortype):
+        dtype = dtype.dtype
+    elif not isinstance(dtype, _dtype.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return shape.to(self, dtype)
 
 
@@ -444,8 +454,11 @@ def install() -> None:
     methods = dict(METHODS)
     for family in FAMILIES:  # each op family may add methods (its TENSOR_METHODS)
         methods.update(getattr(family, "TENSOR_METHODS", {}))
-    for name, fn in methods.items():
-        setattr(Tensor, name, as_method(fn, name) if name in RENAMED else fn)
+    methods = {name: as_method(fn, name) if name in RENAMED else fn for name, fn in methods.items()}
+    from ._argparse import check_methods  # torch's argument errors (Note [Argument checks off the hot path])
+
+    for name, fn in check_methods(methods).items():
+        setattr(Tensor, name, fn)
     for name, fn in PROPERTIES.items():
         setattr(Tensor, name, property(fn))
     for family in FAMILIES:  # properties with setters (Tensor.real / Tensor.imag ...)

@@ -11,3 +11,7 @@ from ._tensor_methods import FAMILIES as _FAMILIES
 for _family in _FAMILIES:
     globals().update(getattr(_family, "LINALG_EXPORTS", {}))
 del _family
+
+from ._argparse import check_namespace as _check_namespace  # noqa: E402
+
+_check_namespace(globals(), "linalg.")  # torch's argument errors, for the functions with a row

@@ -231,7 +231,7 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("both inputs should have same dtype")
     out = mm(a.reshape(-1, k), b.reshape(-1, k).t())
-    return out.view(*(a._data.shape[:-1] + b._data.shape[:-1]))
+    return out.view(a._data.shape[:-1] + b._data.shape[:-1])  # a tuple: view() of no argument is an error
 
 
 def mv(m: Tensor, v: Tensor) -> Tensor:

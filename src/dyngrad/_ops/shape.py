@@ -1748,7 +1748,9 @@ def torch_range(start=None, end=None, step=1, *, out=None, dtype=None, layout=No
 
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
-    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    from .._argparse import stacklevel
+
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=stacklevel(2))  # at the caller's line
     _check_device(device)
     npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
     fstart, fend, fstep = float(start), float(end), float(step)

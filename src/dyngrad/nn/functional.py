@@ -15,3 +15,7 @@ del _family
 from .._ops import autocast_policy as _autocast_policy  # noqa: E402
 
 _autocast_policy.install(globals())  # the losses torch's CPU autocast runs in float32 (Note [CPU autocast])
+
+from .._argparse import check_namespace as _check_namespace  # noqa: E402
+
+_check_namespace(globals(), "nn.functional.")  # torch's argument errors, for the functions with a row

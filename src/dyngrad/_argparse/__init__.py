@@ -1,0 +1,639 @@
+"""One argument parser for the public functions and Tensor methods, after torch's.
+
+torch checks every call of a C-implemented function against its Python signatures (generated from
+native_functions.yaml; torch/csrc/utils/python_arg_parser.cpp) and raises a TypeError that quotes them
+when no signature takes the arguments. dyngrad keeps those signatures in one table,
+``_signatures.SIGNATURES`` (generated from torch by scripts/gen_signatures.py), keyed by the name a user
+calls: ``"exp"`` (dyngrad.exp), ``"Tensor.add"``, ``"nn.functional.linear"``, ``"linalg.inv"``.
+
+Note [Argument checks off the hot path]
+Parsing every call as torch does would cost microseconds per op. The functions are wrapped instead
+(``checked``) so that the common call costs one extra Python call and one type test:
+- before the call, only the cheap test of Note [Suspect arguments] runs (on the positional arguments and
+  the keywords);
+- the op runs; if it raises (a float has no ``_data``), the call is parsed against the table: when no
+  signature takes the arguments, torch's TypeError replaces the error, since torch parses before it
+  runs anything; otherwise the op's own error stands (it was about something else);
+- a keyword torch accepts as a NumPy alias (``axis=``, ``keepdims=``) is renamed and the call retried,
+  on that same slow path.
+A function the table does not know is not wrapped: nothing is checked, nothing breaks. A function that
+looks at its caller's frame skips the wrapper's (``stacklevel``; Tensor.requires_grad_'s user check).
+
+The parse follows torch's (python_arg_parser.cpp): a parameter is found by its name, then by its NumPy
+alias; None passes where the type is optional (a None default, or ``_signatures.NULLABLE``: ``int? to``,
+which the signature text prints ``int to``); a lone int list takes the positional arguments from a first
+int on; leftover keywords are reported by their own names. The TypeError describing an invalid
+combination follows invalid_arguments.cpp, quirks included (``_described_names``, ``_plainly``).
+
+Adding a row: a new builtin torch function gets its row by running scripts/gen_signatures.py (once
+dyngrad has the function under torch's name); a hand-written row is a tuple of torch's signature
+strings, e.g. ``"exp": ("(Tensor input, *, Tensor out = None)",)``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._backend import xp
+from .._creation import Generator
+from .._dtype import dtype
+from .._tensor import Size, Tensor, device, layout, memory_format
+from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES
+
+_NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
+
+# torch's NumPy-compatible keyword names (python_arg_parser.cpp, numpy_compatibility_arg_names)
+NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+ALIASES = {alias: name for name, aliases in NUMPY_NAMES.items() for alias in aliases}
+
+
+class Param:
+    __slots__ = ("type", "name", "kwonly", "optional", "allow_none")
+
+    def __init__(self, text: str, kwonly: bool, nullable: tuple):
+        head, eq, default = text.partition(" = ")
+        self.type, _, self.name = head.rpartition(" ")
+        self.kwonly = kwonly
+        self.optional = bool(eq)
+        # None passes for a None default and for an optional type (``int? to``, which the text prints ``int to``)
+        self.allow_none = default == "None" or self.name in nullable
+
+
+@functools.cache
+def parse_signature(text: str, nullable: tuple = ()) -> tuple:
+    """``"(Tensor input, *, Tensor out = None)"`` -> its Params; ``nullable``: the names that take None besides
+    those of a None default (_signatures.NULLABLE)."""
+    params, kwonly = [], False
+    body = text.strip()[1:-1]
+    for part in body.split(", ") if body else ():
+        if part == "*":
+            kwonly = True
+        else:
+            params.append(Param(part, kwonly, nullable))
+    return tuple(params)
+
+
+def signatures(key: str) -> list:
+    """The parsed signatures of a table key."""
+    nullable = NULLABLE.get(key)
+    return [parse_signature(s, nullable[i] if nullable else ()) for i, s in enumerate(SIGNATURES[key])]
+
+
+def type_name(obj) -> str:
+    """How torch's messages name the type of ``obj`` (Python's tp_name: ``numpy.ndarray``, ``float``)."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    t = type(obj)
+    if t is dtype:
+        return "torch.dtype"
+    if t is Size:
+        return "torch.Size"
+    if t in (layout, memory_format, device):
+        return f"torch.{t.__name__}"
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # builtin, or a class written in Python
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_int(obj) -> bool:
+    return (type(obj) is not bool and isinstance(obj, (int, xp.integer))) or (
+        isinstance(obj, Tensor) and obj._data.ndim == 0 and obj._data.dtype.kind in "iu"
+    )
+
+
+def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
+    """Whether torch's parameter type ``kind`` takes ``obj`` (FunctionParameter::check, for the types
+    dyngrad meets; an unknown type takes anything, so a missing rule never rejects a valid call)."""
+    if kind == "Tensor":
+        return isinstance(obj, Tensor) or (numbers_as_tensors and isinstance(obj, _NUMBER_TYPES))
+    if kind == "Number":  # a number, or a tensor of one element and no dimension
+        return isinstance(obj, _NUMBER_TYPES) or (isinstance(obj, Tensor) and obj._data.ndim == 0)
+    if kind in ("int", "SymInt"):
+        return _is_int(obj)
+    if kind == "bool":
+        return isinstance(obj, (bool, xp.bool_))
+    if kind == "float":  # (a bool too: it is an int to Python, and torch's check)
+        return isinstance(obj, (int, float, xp.integer, xp.floating, Tensor))
+    if kind in ("str", "c10::string_view"):
+        return isinstance(obj, str)
+    if kind.startswith("tuple of ints") or kind.startswith("tuple of SymInts"):
+        return _is_int(obj) or (isinstance(obj, (tuple, list)) and all(_is_int(v) for v in obj))
+    if kind == "tuple of Tensors":
+        return isinstance(obj, (tuple, list))
+    if kind == "torch.dtype":
+        # NumPy dtypes too: dyngrad's own code casts with them (x.to(array.dtype))
+        return isinstance(obj, (dtype, xp.dtype)) or any(obj is t for t in (int, float, bool, complex))
+    if kind == "torch.Generator":
+        return isinstance(obj, Generator)
+    if kind == "torch.memory_format":
+        return isinstance(obj, memory_format)
+    if kind == "torch.layout":
+        return isinstance(obj, layout)
+    if kind == "tuple of Scalars":
+        return isinstance(obj, (tuple, list)) and all(isinstance(v, _NUMBER_TYPES) for v in obj)
+    if kind == "tuple of floats":  # (a number too: torch's ArrayRef<double> takes one)
+        return isinstance(obj, (tuple, list)) and all(accepts("float", v, False) for v in obj) or accepts(
+            "float", obj, False)
+    if kind == "torch.device":
+        return isinstance(obj, (str, device)) or _is_int(obj)
+    return True
+
+
+def _positional(params) -> list:
+    return [p for p in params if not p.kwonly]
+
+
+class _Mismatch(Exception):
+    pass
+
+
+class _Unpacked(Exception):
+    """torch's error whatever the other signatures say: an item of a tensor list is no tensor (raised as
+    the list is checked), or a signature took the call but an item of an unpacked int list is no int
+    (raised as the arguments are read, after the parse)."""
+
+
+def _lookup(kwargs: dict, name: str):
+    """The keyword argument for parameter ``name``: by its name, else by its NumPy alias (torch looks both
+    up, FunctionSignature::parse); _ABSENT when neither is given."""
+    obj = kwargs.get(name, _ABSENT)
+    if obj is _ABSENT:
+        for alias in NUMPY_NAMES.get(name, ()):
+            obj = kwargs.get(alias, _ABSENT)
+            if obj is not _ABSENT:
+                break
+    return obj
+
+
+_ABSENT = object()
+
+
+def _bind(name, params, args, kwargs, nat):
+    """Match a call against one signature; raises _Mismatch(torch's text for it) when it does not take it.
+
+    In torch's order (FunctionSignature::parse): too many positional arguments, then each parameter in
+    turn (missing, wrong type), then keywords left over: the first that is no parameter's own name (a
+    NumPy alias counts as none: np.sum(t) passes ``axis=None, out=None``) is unexpected, one naming a
+    parameter given by position is given twice.
+    """
+    pos = _positional(params)
+    unpacked = False
+    if len(args) > len(pos):
+        # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
+        # takes all the positional arguments when the first is an int, and checks the others only as it
+        # unpacks them (after the signature matched: "failed to unpack the object at pos 2")
+        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_int(args[0]):
+            args, unpacked = (tuple(args),), True
+        else:
+            n, least, k = len(pos), _min_args(params), len(args)
+            if least != n:  # sic: torch counts required keyword-only parameters in the lower bound
+                raise _Mismatch(f"{name}() takes from {least} to {n} positional arguments but {k} were given")
+            raise _Mismatch(
+                f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {k} {'was' if k == 1 else 'were'} given"
+            )
+    used = 0
+    for i, p in enumerate(params):
+        given_pos = not p.kwonly and i < len(args)
+        obj = args[i] if given_pos else _lookup(kwargs, p.name)
+        if obj is _ABSENT:
+            if not p.optional:
+                rest = [q.name for q in params[i:] if not q.optional]
+                names = ", ".join(f'"{m}"' for m in rest)
+                # sic: torch's "s" goes with one missing argument (python_arg_parser.cpp, missing_args)
+                raise _Mismatch(
+                    f"{name}() missing {len(rest)} required positional argument{'s' if len(rest) == 1 else ''}: {names}"
+                )
+            continue
+        used += not given_pos
+        if obj is None and p.allow_none:
+            continue
+        where = f" (position {i + 1})" if given_pos else ""
+        if unpacked and i == 0:
+            continue
+        if (given_pos and i == 0 and p.name == "size" and p.type == "tuple of ints" and isinstance(obj, (list, tuple))
+                and obj and _is_int(obj[0])):
+            unpacked = True  # a size list past its first int: read item by item (zeros([2, 2.0]))
+            args = (obj, *args[1:])
+            continue
+        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
+            for j, item in enumerate(obj):
+                if not _is_int(item):
+                    raise _Mismatch(
+                        f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
+                        f"{type_name(item)} at pos {j}"
+                    )
+        if not accepts(p.type, obj, nat):
+            raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(obj)}")
+        if p.type == "tuple of Tensors":
+            for j, item in enumerate(obj):
+                if not isinstance(item, Tensor):  # (torch raises it as it checks the list, whatever comes next)
+                    raise _Unpacked(f"expected Tensor as element {j} in argument {i}, but got {type_name(item)}")
+    if used < len(kwargs):  # python_arg_parser.cpp, extra_kwargs
+        where = {p.name: i for i, p in enumerate(params)}
+        for key in kwargs:
+            if key not in where:
+                raise _Mismatch(f"{name}() got an unexpected keyword argument '{key}'")
+            if where[key] < len(args) and not params[where[key]].kwonly:
+                raise _Mismatch(f"{name}() got multiple values for argument '{key}'")
+    if unpacked:
+        for j, item in enumerate(args[0]):
+            if not _is_int(item):
+                raise _Unpacked(
+                    f"{name}(): argument '{params[0].name}' failed to unpack the object at pos {j + 1} with error "
+                    f'"type must be tuple of ints,but got {type_name(item)}"'
+                )
+
+
+def _kwargs_in_torch_order(kwargs: dict) -> list:
+    # torch keeps the keywords in a std::unordered_map to describe them: with libstdc++, small maps
+    # iterate in reverse order of insertion
+    return list(reversed(kwargs.items()))
+
+
+def _got(args, kwargs) -> str:
+    """torch's ``_argDesc``: the types of the arguments given."""
+    kw = [f"{k}={type_name(v)}" for k, v in _kwargs_in_torch_order(kwargs)]
+    if args or not kw:
+        return "(" + ", ".join([type_name(a) for a in args] + kw) + ")"
+    return "(" + ", ".join(kw) + ", )"
+
+
+def _described(obj) -> str:
+    """A type as torch's ``_formattedArgDesc`` writes it: lists and tuples with their items' types."""
+    if type(obj) is list:
+        return "list of [" + ", ".join(_described(v) for v in obj) + "]"
+    if type(obj) is tuple:
+        return "tuple of (" + ", ".join(_described(v) for v in obj) + ")"
+    return type_name(obj)
+
+
+def _why_not(params, text: str, args, kwargs) -> str:
+    """The line torch adds under a signature that takes as many arguments as were given (sic: its count
+    includes the ``*`` of keyword-only parameters; invalid_arguments.cpp, _argcountMatch)."""
+    if text.count(", ") + 1 != len(args) + len(kwargs):
+        return ""
+    names = _described_names(params)
+    unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
+    if unmatched:
+        return "      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched) + "\n"
+    parts = []
+    pos = _positional(params)
+    for i, obj in enumerate(args):
+        ok = i < len(pos) and not pos[i].optional and _plainly(pos[i].type, obj)
+        parts.append(_described(obj) if ok else f"!{_described(obj)}!")
+    for k, obj in _kwargs_in_torch_order(kwargs):
+        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"{k}=!{_described(obj)}!")
+    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + ")\n"
+
+
+def _described_names(params) -> dict:
+    """The parameters the description of an invalid call knows by name: the required ones. (torch reads the
+    name after the last space of ``Number alpha = 1``, its default, so a keyword never matches a parameter
+    with a default there, and no argument matches its type: ``(!int!, ...)`` under ``(int dim = -1, ...)``.)"""
+    return {p.name: p for p in params if not p.optional}
+
+
+def _plainly(kind: str, obj) -> bool:
+    """The type test of torch's error description (invalid_arguments.cpp, stricter than the parser's: it
+    knows no "Number" type, so nothing matches one: ``(!int!, ...)`` under ``(Number self, Tensor other)``)."""
+    if kind == "Number":
+        return False
+    return accepts(kind, obj, False)
+
+
+def explain(key: str, args: tuple, kwargs: dict):
+    """torch's TypeError for a call of ``key`` that no signature of the table takes; None if one does."""
+    sigs = SIGNATURES.get(key)
+    if sigs is None:
+        return None
+    name = CALLED.get(key, key.rpartition(".")[2])
+    nat = key in NUMBERS_AS_TENSORS
+    parsed = signatures(key)
+    errors = []
+    for params in parsed:
+        try:
+            _bind(name, params, args, kwargs, nat)
+            return None
+        except _Mismatch as e:
+            errors.append(str(e))
+        except _Unpacked as e:
+            return TypeError(str(e))
+    if len(sigs) == 1 and key not in HIDDEN:
+        return TypeError(errors[0])  # a function of one signature: its own message
+    # several signatures (some maybe hidden, deprecated ones: HIDDEN): one that the number of arguments
+    # fits gives its own message, else torch lists them (PythonArgParser::print_error)
+    n = len(args) + len(kwargs)
+    plausible = [i for i, params in enumerate(parsed) if _min_args(params) <= n <= len(params)]
+    if len(plausible) == 1:
+        return TypeError(errors[plausible[0]])
+    head = f"{name}() received an invalid combination of arguments - got "
+    if len(sigs) == 1:  # one visible signature (invalid_arguments.cpp, format_invalid_args)
+        names = _described_names(parsed[0])
+        unmatched = [k for k, _ in _kwargs_in_torch_order(kwargs) if k not in names]
+        if unmatched:
+            return TypeError(f"{name}() received an invalid combination of arguments - got unrecognized keyword "
+                             f"arguments: {', '.join(unmatched)}")
+        return TypeError(f"{head}{_got(args, kwargs)}, but expected {sigs[0]}")
+    lines = []
+    for text, params in zip(sigs, parsed):
+        lines.append(f" * {text}\n{_why_not(params, text, args, kwargs)}")
+    return TypeError(f"{head}{_got(args, kwargs)}, but expected one of:\n" + "".join(lines))
+
+
+def _min_args(params) -> int:
+    return sum(1 for p in params if not p.optional)
+
+
+from ._signatures import HIDDEN  # noqa: E402
+
+
+def _realias(kwargs: dict, key: str):
+    """``kwargs`` with torch's NumPy-style names renamed to the signature's, or None if none applies
+    (called once the table took the call: the alias named a parameter)."""
+    names = {p.name for params in signatures(key) for p in params}
+    renamed, changed = {}, False
+    for k, v in kwargs.items():
+        alias = ALIASES.get(k)
+        if alias is not None and k not in names and alias in names and alias not in kwargs:
+            renamed[alias] = v
+            changed = True
+        else:
+            renamed[k] = v
+    return renamed if changed else None
+
+
+def stacklevel(level: int) -> int:
+    """``level`` for warnings.warn, counting the wrappers of the argument check between the warning
+    function and its caller too (a warning reported at the user's line stays there: torch.range's)."""
+    import sys
+
+    frame, extra = sys._getframe(level), 0
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, extra = frame.f_back, extra + 1
+    return level + extra
+
+
+def checked(key: str, fn, method: bool = False):
+    """``fn`` wrapped with torch's argument errors (Note [Argument checks off the hot path]).
+
+    ``method``: ``fn`` is a Tensor method; positions in messages count from the first argument after self.
+    """
+    sigs = SIGNATURES.get(key)
+    if sigs is None or not callable(fn):
+        return fn
+    nat = key in NUMBERS_AS_TENSORS
+    parsed = signatures(key)
+    suspect, most, least = _suspect_positions(parsed, method, nat)
+    # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
+    wrapped = tuple(i for i, _ in _suspect_positions(parsed, method)[0] if nat and _tensor_only(parsed, i - method))
+    if most is None:
+        most = 1 << 30
+    by_name = _keyword_types(parsed, fn)
+
+    def slow(args, kwargs, error):
+        problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
+        if problem is not None:
+            raise problem from None
+        if kwargs:
+            renamed = _realias(kwargs, key)
+            if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
+                return wrapper(*args, **renamed)
+        if "out" in kwargs and _has_out(key) and not _takes_out(fn):
+            return _call_with_out(key, wrapper, args, kwargs)
+        if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
+            converted = _numbers_to_tensors(args, wrapped)
+            if converted is not None:
+                return fn(*converted, **kwargs)
+        if error is not None:
+            raise error
+        return fn(*args, **kwargs)
+
+    def wrapper(*args, **kwargs):
+        if len(args) > most or len(args) < least:
+            return slow(args, kwargs, None)
+        for i, fast in suspect:
+            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
+                return slow(args, kwargs, None)
+        if kwargs:
+            for k, v in kwargs.items():
+                fast = by_name.get(k, _UNKNOWN)
+                if fast is _UNKNOWN or (fast is not None and type(v) not in fast and not (
+                        Tensor in fast and isinstance(v, Tensor))):
+                    return slow(args, kwargs, None)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - torch parses before it runs: a call no signature takes fails so
+            return slow(args, kwargs, e)
+
+    functools.update_wrapper(wrapper, fn)
+    wrapper.__wrapped_key__ = key
+    return wrapper
+
+
+_UNKNOWN = object()
+
+
+def _keyword_types(parsed, fn) -> dict:
+    """Note [Suspect arguments], for keywords: by parameter name, the Python types surely taken under it
+    (``_FAST``; None where the types are not all among those, or where only the op function has the name:
+    not checked before the op runs). A keyword neither has (a NumPy alias, a misspelling) is parsed first."""
+    types, unchecked = {}, set()
+    for params in parsed:
+        for p in params:
+            if p.type not in _FAST:
+                unchecked.add(p.name)
+                continue
+            accepted = types.setdefault(p.name, set())
+            accepted.update(_FAST[p.type])
+            if p.allow_none:
+                accepted.add(type(None))
+            if p.type == "tuple of ints":
+                accepted.discard(list)
+    out = {name: frozenset(accepted) for name, accepted in types.items()}
+    for name in unchecked:
+        out[name] = None
+    for name in _own_keywords(fn):
+        out.setdefault(name, None)
+    return out
+
+
+def _own_keywords(fn) -> tuple:
+    """The names the op function takes by keyword (not ``*args``/``**kwargs`` themselves)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _known_keywords(key: str, fn, kwargs: dict) -> dict:
+    """``kwargs`` less the keywords the table lacks but the op function names: a row probed from torch
+    may miss a keyword-only parameter (one its docstring does not list), which the op, written after
+    torch's, has."""
+    if not kwargs:
+        return kwargs
+    names = {p.name for params in signatures(key) for p in params}
+    own = _keywords_of(fn)
+    return {k: v for k, v in kwargs.items() if k in names or k not in own}
+
+
+@functools.cache
+def _keywords_of(fn) -> frozenset:
+    import inspect
+
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+@functools.cache
+def _takes_out(fn) -> bool:
+    """Whether the op function has an ``out`` parameter of its own (or takes any keyword)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "out" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+@functools.cache
+def _has_out(key: str) -> bool:
+    return any(p.name == "out" for params in signatures(key) for p in params)
+
+
+def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
+    """``out=`` for an op written without it: the result is computed, then written into ``out`` as torch's
+    out= variants do (_ops/out_param.py: dtype kept, resized with torch's warning, refused under autograd)."""
+    from .._ops.out_param import check_out_autograd, write_out
+
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    name = CALLED.get(key, key.rpartition(".")[2])
+    if out is not None:
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        check_out_autograd(name, outs[0], *args, *outs[1:])
+    result = fn(*args, **kwargs)
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
+        written = [write_out(r, o) for r, o in zip(result, out)]
+        return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    return write_out(result, out)
+
+
+def _tensor_only(parsed, i: int) -> bool:
+    positional = [_positional(params) for params in parsed]
+    return all(len(p) > i and p[i].type == "Tensor" for p in positional)
+
+
+def _numbers_to_tensors(args: tuple, positions: tuple) -> tuple:
+    """``torch.add(1, 2)``: numbers where a tensor goes become 0-d tensors (int64, the default float,
+    bool, complex), as torch wraps them; None when there is none."""
+    from .._creation import tensor
+
+    converted = list(args)
+    for i in positions:
+        if i < len(args) and isinstance(args[i], _NUMBER_TYPES):
+            converted[i] = tensor(args[i])
+    return tuple(converted) if any(a is not b for a, b in zip(args, converted)) else None
+
+
+_FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely takes
+    "Tensor": (Tensor,),
+    # a tuple is the common spelling of a shape; a list is parsed first (it may hold floats: x.tile([2.5]))
+    "tuple of ints": (int, tuple, Size),
+    "torch.dtype": (dtype, *{type(xp.dtype(c)) for c in "?bBhilqefdFD"}),  # (NumPy's: dyngrad's own calls)
+    "torch.device": (str, int, device),
+    "torch.Generator": (Generator,),
+    "Number": (Tensor, int, float, bool, complex),
+    "int": (int,),
+    "bool": (bool,),
+    "float": (float, int),
+    "str": (str,),
+    "tuple of Tensors": (tuple, list),
+    "torch.memory_format": (memory_format,),
+    "torch.layout": (layout,),
+}
+
+
+def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -> tuple:
+    """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
+
+    At a position that every signature with that many positional parameters types Tensor, Number, int,
+    bool, float, an int list, a dtype or a device, an argument whose type is not among those the types
+    surely take (``_FAST``) is parsed before the op runs: an op could take it silently (``abs([1, 2])``,
+    ``x.eq([1, 2])``, ``x.to([1])``). Tensor subclasses are tested by isinstance, after the type test
+    fails. Other positions are parsed only when the op fails. Also returned: the most positional
+    arguments any signature takes (None when a lone int list takes them unpacked) and the fewest that
+    every signature needs: a call outside those bounds is parsed first too.
+    """
+    positional = [_positional(params) for params in parsed]
+    offset = 1 if method else 0
+    out = []
+    for i in range(max(len(p) for p in positional)):
+        params = [p[i] for p in positional if len(p) > i]
+        kinds = {q.type for q in params}
+        if not kinds <= _FAST.keys():
+            continue
+        types = set()
+        for k in kinds:
+            types.update(_FAST[k])
+        if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
+            types.update(_FAST["Number"])
+        if "tuple of ints" in kinds:  # a list where either a tensor list or an int list goes: parsed first
+            types.discard(list)
+        if any(q.allow_none for q in params):
+            types.add(type(None))
+        out.append((i + offset, frozenset(types)))
+    varargs = any(len(p) == 1 and p[0].type.startswith("tuple of ints") for p in positional)
+    most = None if varargs else max(len(p) for p in positional) + offset
+    least = min(sum(1 for q in p if not q.optional) for p in positional) + offset
+    return tuple(out), most, least
+
+
+def check_namespace(namespace: dict, prefix: str = "") -> None:
+    """Wrap the functions of ``namespace`` (a module's globals) that the table knows, in place.
+
+    Called once where each namespace is gathered (dyngrad/__init__.py, nn/functional.py, linalg.py);
+    a function without a row stays as it is.
+    """
+    import types
+
+    for key in SIGNATURES:
+        if not key.startswith(prefix):
+            continue
+        name = key[len(prefix):]
+        if "." in name:
+            continue
+        fn = namespace.get(name)
+        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped_key__"):
+            namespace[name] = checked(key, fn)
+
+
+def check_methods(methods: dict) -> dict:
+    """The Tensor methods, those taking arguments besides self wrapped (Note [Argument checks off the hot path]).
+
+    A method of no argument but self (``x.exp()``, ``x.sin()``) is left as it is: self is a tensor whenever
+    it is called as a method, so a wrapper would only add a call.
+    """
+    import types
+
+    out = dict(methods)
+    for name in list(vars(Tensor)):  # the methods written in the class itself (size, view, to ...)
+        if name not in methods and not name.startswith("__"):
+            out[name] = vars(Tensor)[name]
+    for name, fn in list(out.items()):
+        key = "Tensor." + name
+        sigs = SIGNATURES.get(key)
+        if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)):
+            out[name] = checked(key, fn, method=True)
+        elif name not in methods:
+            del out[name]  # a class attribute left as it is
+    return out
