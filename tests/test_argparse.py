@@ -137,6 +137,9 @@ def test_known_differences_still_differ():
         lambda m: m.FloatTensor("a"),
         lambda m: m.FloatTensor(2.5),
         lambda m: m.LongTensor(m.ones(2)),
+        # a module called on an array: the Parameters are named as such, and marked, in the listing
+        lambda m: m.nn.Conv2d(1, 1, 3)(np.ones((1, 1, 4, 4), dtype=np.float32)),
+        lambda m: m.add(m.nn.Parameter(m.ones(2)), "a"),
     ],
 )
 def test_examples_raise_as_torch(call):

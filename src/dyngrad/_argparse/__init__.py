@@ -81,8 +81,8 @@ def signatures(key: str) -> list:
 
 def type_name(obj) -> str:
     """How torch's messages name the type of ``obj`` (Python's tp_name: ``numpy.ndarray``, ``float``)."""
-    if isinstance(obj, Tensor):
-        return "Tensor"
+    if isinstance(obj, Tensor):  # a subclass by its own name (Parameter), as Python's tp_name gives it
+        return "Tensor" if type(obj) is Tensor else type(obj).__name__
     t = type(obj)
     if t is dtype:
         return "torch.dtype"
@@ -297,6 +297,8 @@ def _plainly(kind: str, obj) -> bool:
     """The type test of torch's error description (invalid_arguments.cpp, stricter than the parser's: it
     knows no "Number" type, so nothing matches one: ``(!int!, ...)`` under ``(Number self, Tensor other)``)."""
     if kind == "Number":
+        return False
+    if isinstance(obj, Tensor) and type(obj) is not Tensor:  # torch marks a Parameter there too: (!Parameter!, ...)
         return False
     return accepts(kind, obj, False)
 
