@@ -402,7 +402,10 @@ def checked(key: str, fn, method: bool = False):
                 return wrapper(*args, **renamed)
         if "out" in kwargs and _has_out(key) and not _takes_out(fn):
             return _call_with_out(key, wrapper, args, kwargs)
-        if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
+        # the op took no number there (torch.add(1, 2)): torch's wrapped tensors. Only for the errors a number
+        # causes (no ``_data``, a type check): an op that failed after writing in place (an inference tensor's
+        # version bump) must not run twice
+        if wrapped and isinstance(error, (TypeError, AttributeError)):
             converted = _numbers_to_tensors(args, wrapped)
             if converted is not None:
                 return fn(*converted, **kwargs)
