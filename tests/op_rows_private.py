@@ -160,6 +160,38 @@ def _unsafe_masked_put(lib, x, v):
     return lib._unsafe_masked_index_put_accumulate(x, mask, [idx[0] // 2, idx[1] // 2], v)
 
 
+# ---- torch._segment_reduce: consecutive segments of one axis, lengths (or offsets) per leading batch element
+def _segment(lib, x, reduce, lengths, axis, initial, offsets):
+    index = lib.tensor(lengths, dtype=lib.int64)
+    if offsets:  # the same segments given by their boundaries
+        index = lib.cat([lib.zeros(index.shape[:-1] + (1,), dtype=lib.int64), index.cumsum(-1)], -1)
+        return lib._segment_reduce(x, reduce, offsets=index, axis=axis, initial=initial)
+    return lib._segment_reduce(x, reduce, lengths=index, axis=axis, initial=initial)
+
+
+def _segment_params(reductions):
+    def params(data, shapes):
+        shape = shapes[0]
+        axis = data.draw(st.integers(0, len(shape) - 1))
+        n, count = shape[axis], data.draw(st.integers(1, 4))
+
+        def row():  # ``count`` lengths (zeros allowed: empty segments) summing to n
+            cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=count - 1, max_size=count - 1)))
+            bounds = [0, *cuts, n]
+            return [bounds[i + 1] - bounds[i] for i in range(count)]
+
+        def nest(dims):  # one row of lengths per element of the leading dimensions
+            return [nest(dims[1:]) for _ in range(dims[0])] if dims else row()
+
+        lengths = nest(shape[:axis])
+        return {"reduce": data.draw(st.sampled_from(reductions)), "lengths": lengths, "axis": axis,
+                "initial": data.draw(st.sampled_from([None, 1.5, -0.5])), "offsets": data.draw(st.booleans())}
+    return params
+
+
+_SEGMENT_SHAPES = st.sampled_from([((5,),), ((4, 3),), ((2, 5, 3),), ((3, 4),)])
+
+
 ROWS = [
     OpInfo("native_batch_norm_train", _native_bn, _channel_shapes(), covers=("NativeBatchNormBackward0",)),
     OpInfo("native_batch_norm_eval", lambda lib, x, w=None, b=None: _native_bn(lib, x, w, b, training=False),
@@ -196,4 +228,9 @@ ROWS = [
            covers=("UnsafeMaskedIndexPutAccumulateBackward0",), **C),
     OpInfo("_upsample_bilinear2d_aa", _upsample_aa, fixed((2, 2, 5, 4)), covers=("UpsampleBilinear2DAaBackward0",),
            params=_upsample_aa_params),
+    # torch raises for a second-order gradient (no derivative for aten::_segment_reduce_backward)
+    OpInfo("_segment_reduce", _segment, _SEGMENT_SHAPES, covers=("SegmentReduceBackward0",),
+           params=_segment_params(["sum", "mean", "prod"]), second_order=False),
+    OpInfo("_segment_reduce_max_min", _segment, _SEGMENT_SHAPES, covers=("SegmentReduceBackward0",),
+           params=_segment_params(["max", "min"]), second_order=False, ties=True, gradcheck=False),
 ]

@@ -43,6 +43,7 @@ from ._ops import (
     reduction,
     rnn,
     sampling,
+    segment,
     shape,
     shape_extras,
     sorting,
@@ -433,7 +434,7 @@ FAMILIES = (
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,
-    householder, lstsq, lowrank, ldl, *NN_FAMILIES,
+    householder, lstsq, lowrank, ldl, segment, *NN_FAMILIES,
 )
 # the nn losses and activations added with issue 12 (their own modules, gathered like the rest), and aten's
 # private entry points that torch's OpInfo tests (issue 11: native_* norms, torch.ops.aten kernels, segment ops)
