@@ -481,8 +481,10 @@ ROWS: list[OpInfo] = [
     OpInfo("avg_pool1d", lambda lib, x, **kw: F(lib).avg_pool1d(x, **kw), _image(nd=1),
            covers=("AvgPool2DBackward0", "SqueezeBackward1", "UnsqueezeBackward0"), params=_avg1d_params),
     # ---- normalisation
+    # float32: over a single normalised element torch's input gradient is rounding noise (1.5e-5) where the exact
+    # value, dyngrad's, is 0
     OpInfo("layer_norm", lambda lib, x, w, b: F(lib).layer_norm(x, tuple(w.shape), w, b), _ln_shapes(),
-           covers=("NativeLayerNormBackward0",)),
+           covers=("NativeLayerNormBackward0",), tol={"float32": dict(rtol=1e-4, atol=1e-4)}),
     OpInfo("layer_norm_plain", lambda lib, x, ns, eps: F(lib).layer_norm(x, ns, eps=eps), _ln_shapes(affine=False),
            covers=("NativeLayerNormBackward0",), params=_ln_params),
     OpInfo("batch_norm_train", _bn_train, _channel_shapes(), covers=("NativeBatchNormBackward0",),

@@ -116,8 +116,11 @@ ROWS: list[OpInfo] = [
            covers=("NanToNumBackward0", "LogBackward0", "MulBackward0"), gradcheck=False, int_ok=True),
     OpInfo("square", lambda lib, x: x.square(), covers=("PowBackward0",), int_ok=True, **C),
     # ---- activations
+    # float32 second derivative: torch's log_sigmoid_double_backward computes (sigmoid(x) - 1) * sigmoid(x), which
+    # cancels for large x; dyngrad's sigmoid(-x) * (1 - sigmoid(-x)) does not (1% apart at 1e-3 on a drawn example)
     OpInfo("logsigmoid", lambda lib, x: F(lib).logsigmoid(x * 20),
-           covers=("LogSigmoidBackward0", "SigmoidBackward0", "NegBackward0", "MulBackward0"), **C),
+           covers=("LogSigmoidBackward0", "SigmoidBackward0", "NegBackward0", "MulBackward0"),
+           tol={"float32": dict(rtol=1e-4, atol=1e-4)}, **C),
     OpInfo("softplus", lambda lib, x: F(lib).softplus(x), covers=("SoftplusBackward0", "SigmoidBackward0"), **C),
     OpInfo("softplus_beta_threshold", lambda lib, x: F(lib).softplus(x * 3, beta=2, threshold=4),
            covers=("SoftplusBackward0", "SigmoidBackward0", "MulBackward0"), gradcheck=False, ties=True, **C),
