@@ -162,6 +162,16 @@ def test_examples_raise_as_torch(call):
         lambda m: m.ones(2).type(m.DoubleTensor),
         lambda m: m.ones(2).type("torch.IntTensor"),
         lambda m: m.ones(2).type(dtype="torch.ByteTensor"),
+        # a parameter the op reads as *size, given by its torch keyword
+        lambda m: m.zeros(size=(2, 3)),
+        lambda m: m.ones(size=[2], dtype=m.float64),
+        lambda m: m.arange(6.0).view(size=(2, 3)),
+        lambda m: m.arange(6.0).view(dtype=m.int32),
+        lambda m: m.arange(6.0).reshape(shape=(3, 2)),
+        lambda m: m.reshape(m.arange(6.0), shape=[3, 2]),
+        lambda m: m.arange(6.0).reshape(2, 3).permute(dims=[1, 0]),
+        lambda m: m.arange(3.0).expand(size=(2, 3)),
+        lambda m: m.arange(6.0).view(m.tensor(3), 2),
     ],
 )
 def test_calls_torch_accepts(call):
@@ -217,3 +227,19 @@ def test_out_argument_of_a_tuple_result():
 
 def test_unknown_function_is_not_checked():
     assert explain("no_such_function_anywhere", (2.0,), {}) is None
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.arange(6.0).view(3, 2.0),
+        lambda m: m.arange(6.0).reshape(-1, 2.0),
+        lambda m: m.zeros(2, 3.0),
+        lambda m: m.arange(6.0).permute(0, "a"),
+    ],
+)
+def test_unpacked_int_list_items_are_checked(call):
+    """An int past the first of an unpacked size list is checked before the op runs (the op may take a float)."""
+    same_error(lambda: call(dyngrad), lambda: call(torch))
+    with pytest.raises(TypeError):
+        call(torch)

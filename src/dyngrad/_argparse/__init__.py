@@ -340,6 +340,20 @@ def explain(key: str, args: tuple, kwargs: dict):
     return TypeError(f"{head}{_got(args, kwargs)}, but expected one of:\n" + "".join(lines))
 
 
+def _keywords_to_positions(key: str, fn, args: tuple, kwargs: dict):
+    """(args, kwargs) with the keywords that name the next positional parameters of a signature moved to
+    their positions, where the op function has no parameter of that name (it reads them as ``*size``:
+    ``x.view(size=(2, 3))``, ``zeros(size=(2, 3))``, ``x.permute(dims=[1, 0])``); None when none moves."""
+    own = _by_keyword(fn)
+    for params in signatures(key):
+        pos, moved, rest = _positional(params), list(args), dict(kwargs)
+        while len(moved) < len(pos) and pos[len(moved)].name in rest and pos[len(moved)].name not in own:
+            moved.append(rest.pop(pos[len(moved)].name))
+        if len(moved) > len(args):
+            return tuple(moved), rest
+    return None
+
+
 def _min_args(params) -> int:
     return sum(1 for p in params if not p.optional)
 
@@ -386,6 +400,9 @@ def checked(key: str, fn, method: bool = False):
     suspect, most, least = _suspect_positions(parsed, method, nat)
     # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
     wrapped = tuple(i for i, _ in _suspect_positions(parsed, method)[0] if nat and _tensor_only(parsed, i - method))
+    # a lone int list taking the positional arguments unpacked (x.view(3, 2)): the ints past the first are
+    # checked before the op runs too, which could take a float (x.view(3, 2.0))
+    unpacked_from = None if most is not None else 1 + method
     if most is None:
         most = 1 << 30
     by_name = _keyword_types(parsed, fn)
@@ -398,6 +415,9 @@ def checked(key: str, fn, method: bool = False):
             renamed = _realias(kwargs, key)
             if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
                 return wrapper(*args, **renamed)
+            moved = _keywords_to_positions(key, fn, args[1:] if method else args, kwargs)
+            if moved is not None:  # x.view(size=(2, 3)), torch.reshape(x, shape=s): the op takes them by position
+                return fn(*args[:1] if method else (), *moved[0], **moved[1])
         if "out" in kwargs and _has_out(key) and not _takes_out(fn):
             return _call_with_out(key, wrapper, args, kwargs)
         if wrapped and error is not None:  # the op took no number there (torch.add(1, 2)): torch's wrapped tensors
@@ -411,6 +431,10 @@ def checked(key: str, fn, method: bool = False):
     def wrapper(*args, **kwargs):
         if len(args) > most or len(args) < least:
             return slow(args, kwargs, None)
+        if unpacked_from is not None and len(args) > unpacked_from:
+            for a in args[unpacked_from:]:
+                if type(a) is not int:
+                    return slow(args, kwargs, None)
         for i, fast in suspect:
             if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
                 return slow(args, kwargs, None)
@@ -487,6 +511,12 @@ def _keywords_of(fn) -> frozenset:
         return frozenset(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         return frozenset()
+
+
+@functools.cache
+def _by_keyword(fn) -> frozenset:
+    """The names ``fn`` takes by keyword (``*size`` is none of them)."""
+    return frozenset(_own_keywords(fn))
 
 
 @functools.cache
