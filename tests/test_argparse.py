@@ -172,6 +172,8 @@ def test_examples_raise_as_torch(call):
         lambda m: m.arange(6.0).reshape(2, 3).permute(dims=[1, 0]),
         lambda m: m.arange(3.0).expand(size=(2, 3)),
         lambda m: m.arange(6.0).view(m.tensor(3), 2),
+        lambda m: m.arange(6.0).view(np.int64(6)),
+        lambda m: m.arange(6.0).view(m.tensor(6)),
     ],
 )
 def test_calls_torch_accepts(call):

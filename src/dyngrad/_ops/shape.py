@@ -102,7 +102,8 @@ def reshape(a: Tensor, *shape) -> Tensor:
 
 
 def view(a: Tensor, *shape) -> Tensor:
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
+    # (a NumPy int or a 0-d tensor is a size too, as torch's parser reads it: x.view(np.int64(6)))
+    if len(shape) == 1 and not isinstance(shape[0], (int, xp.integer, Tensor, tuple, list, Size)):
         return view_dtype(a, shape[0])
     shape = _infer_shape(_parse_shape(shape), a._data.size)
     if not _viewable(a._data, shape):
