@@ -238,6 +238,16 @@ def test_unknown_function_is_not_checked():
         lambda m: m.arange(6.0).reshape(-1, 2.0),
         lambda m: m.zeros(2, 3.0),
         lambda m: m.arange(6.0).permute(0, "a"),
+        # an int list's first item is checked with the signature, the others as the list is read
+        lambda m: m.ones(2, 3).sum(dim=(0, 1.0)),
+        lambda m: m.sum(m.ones(2, 3), (0, 1.0)),
+        lambda m: m.ones(2, 3).amax(dim=(0, 1, 2.0)),
+        lambda m: m.ones(2, 3).mean([0, "a"]),
+        lambda m: m.ones(2, 3).amax((1.0, 0)),
+        lambda m: m.ones(2, 3).amax(dim=(1.0, 0)),
+        lambda m: m.ones(2, 3).permute(dims=(1.0, 0)),
+        lambda m: m.zeros(size=(2.0, 3)),
+        lambda m: m.zeros((2.0, 3)),
     ],
 )
 def test_unpacked_int_list_items_are_checked(call):

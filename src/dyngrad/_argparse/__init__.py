@@ -177,7 +177,7 @@ def _bind(name, params, args, kwargs, nat):
     parameter given by position is given twice.
     """
     pos = _positional(params)
-    unpacked = False
+    unpacked, later = False, []
     if len(args) > len(pos):
         # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
         # takes all the positional arguments when the first is an int, and checks the others only as it
@@ -210,18 +210,17 @@ def _bind(name, params, args, kwargs, nat):
         where = f" (position {i + 1})" if given_pos else ""
         if unpacked and i == 0:
             continue
-        if (given_pos and i == 0 and p.name == "size" and p.type == "tuple of ints" and isinstance(obj, (list, tuple))
-                and obj and _is_int(obj[0])):
-            unpacked = True  # a size list past its first int: read item by item (zeros([2, 2.0]))
-            args = (obj, *args[1:])
-            continue
-        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
-            for j, item in enumerate(obj):
-                if not _is_int(item):
-                    raise _Mismatch(
-                        f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
-                        f"{type_name(item)} at pos {j}"
-                    )
+        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)) and obj:
+            # torch checks the first item only (is_int_or_symint_list); the others as it reads the list, once a
+            # signature took the call (x.sum(dim=(0, 1.0)): "failed to unpack the object at pos 2")
+            if _is_int(obj[0]):
+                later.append((p.name, obj))
+                continue
+            if given_pos:  # (a keyword's is the plain "must be tuple of ints, not tuple" below)
+                raise _Mismatch(
+                    f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
+                    f"{type_name(obj[0])} at pos 0"
+                )
         if not accepts(p.type, obj, nat):
             raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(obj)}")
         if p.type == "tuple of Tensors":
@@ -236,10 +235,12 @@ def _bind(name, params, args, kwargs, nat):
             if where[key] < len(args) and not params[where[key]].kwonly:
                 raise _Mismatch(f"{name}() got multiple values for argument '{key}'")
     if unpacked:
-        for j, item in enumerate(args[0]):
+        later.insert(0, (params[0].name, args[0]))
+    for param_name, items in later:
+        for j, item in enumerate(items):
             if not _is_int(item):
                 raise _Unpacked(
-                    f"{name}(): argument '{params[0].name}' failed to unpack the object at pos {j + 1} with error "
+                    f"{name}(): argument '{param_name}' failed to unpack the object at pos {j + 1} with error "
                     f'"type must be tuple of ints,but got {type_name(item)}"'
                 )
 
