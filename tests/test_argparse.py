@@ -173,6 +173,10 @@ def test_examples_raise_as_torch(call):
         lambda m: m.arange(3.0).expand(size=(2, 3)),
         lambda m: m.arange(6.0).view(m.tensor(3), 2),
         lambda m: m.arange(6.0).view(np.int64(6)),
+        lambda m: m.ones(2, dtype=m.float64).new(2, 3).zero_(),
+        lambda m: m.ones(2, dtype=m.float64).new([1, 2]),
+        lambda m: m.ones(2, dtype=m.int64).new([1.5]),
+        lambda m: m.ones(2).new(),
         lambda m: m.arange(6.0).view(m.tensor(6)),
     ],
 )
