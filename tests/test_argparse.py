@@ -177,6 +177,9 @@ def test_examples_raise_as_torch(call):
         lambda m: m.ones(2, dtype=m.float64).new([1, 2]),
         lambda m: m.ones(2, dtype=m.int64).new([1.5]),
         lambda m: m.ones(2).new(),
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split(split_size=2)]),  # (the sums show the pieces)
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split([2, 3], dim=0)]),
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split(m.tensor(2))]),
         lambda m: m.arange(6.0).view(m.tensor(6)),
     ],
 )
@@ -252,6 +255,10 @@ def test_unknown_function_is_not_checked():
         lambda m: m.ones(2, 3).permute(dims=(1.0, 0)),
         lambda m: m.zeros(size=(2.0, 3)),
         lambda m: m.zeros((2.0, 3)),
+        # Tensor.split is torch's Python function (split_size), torch.split's parameter is split_size_or_sections
+        lambda m: m.arange(5.0).split(split_size_or_sections=2),
+        lambda m: m.arange(5.0).split(),
+        lambda m: m.arange(5.0).split(2.5),
     ],
 )
 def test_unpacked_int_list_items_are_checked(call):

@@ -1806,6 +1806,23 @@ TENSOR_METHODS: dict = {
     ).split()
 }
 TENSOR_METHODS["moveaxis"] = movedim
+
+
+def _split_method(self, split_size, dim=0):
+    """Tensor.split: torch's is a Python function whose parameter is ``split_size`` (torch.split's is
+    ``split_size_or_sections``): x.split(split_size=2)."""
+    if not isinstance(split_size, (int, xp.integer, Tensor, list, tuple)):  # torch reads it as split_with_sizes'
+        from .._argparse import explain
+
+        error = explain("split_with_sizes", (self, split_size, dim), {})
+        if error is not None:
+            raise error
+    return split(self, split_size, dim)
+
+
+# (Python's own TypeErrors name the function by its qualified name: "Tensor.split() missing ...", as torch's)
+_split_method.__qualname__ = "Tensor.split"
+TENSOR_METHODS["split"] = _split_method
 TENSOR_METHODS.update(t_=t_, transpose_=transpose_, swapdims_=transpose_, swapaxes_=transpose_, squeeze_=squeeze_,
                       unsqueeze_=unsqueeze_)
 
