@@ -180,6 +180,9 @@ def test_examples_raise_as_torch(call):
         lambda m: m.stack([p.sum() for p in m.arange(5.0).split(split_size=2)]),  # (the sums show the pieces)
         lambda m: m.stack([p.sum() for p in m.arange(5.0).split([2, 3], dim=0)]),
         lambda m: m.stack([p.sum() for p in m.arange(5.0).split(m.tensor(2))]),
+        lambda m: m.stack(m.split(tensor=m.arange(4.0), split_size_or_sections=2)),
+        lambda m: m.arange(end=5),
+        lambda m: m.arange(end=2.5, dtype=m.float64),
         lambda m: m.arange(6.0).view(m.tensor(6)),
     ],
 )
@@ -259,6 +262,8 @@ def test_unknown_function_is_not_checked():
         lambda m: m.arange(5.0).split(split_size_or_sections=2),
         lambda m: m.arange(5.0).split(),
         lambda m: m.arange(5.0).split(2.5),
+        lambda m: m.arange(),
+        lambda m: m.arange(end=None),
     ],
 )
 def test_unpacked_int_list_items_are_checked(call):

@@ -1034,8 +1034,10 @@ def _split(a: Tensor, op, d: int, sizes) -> tuple:
     return _mark_multi_view(outs, a, op.__name__)
 
 
-def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    """split(int or [sizes], dim): views (SplitBackward0 / SplitWithSizesBackward0)."""
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """split(int or [sizes], dim): views (SplitBackward0 / SplitWithSizesBackward0). (``tensor``: torch.split's
+    parameter name, torch.split(tensor=x, split_size_or_sections=1).)"""
+    a = tensor
     if a._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a._data.ndim)
