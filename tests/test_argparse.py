@@ -165,6 +165,28 @@ def test_examples_raise_as_torch(call):
         lambda m: m.ones(2).type(m.DoubleTensor),
         lambda m: m.ones(2).type("torch.IntTensor"),
         lambda m: m.ones(2).type(dtype="torch.ByteTensor"),
+        # a parameter the op reads as *size, given by its torch keyword
+        lambda m: m.zeros(size=(2, 3)),
+        lambda m: m.ones(size=[2], dtype=m.float64),
+        lambda m: m.arange(6.0).view(size=(2, 3)),
+        lambda m: m.arange(6.0).view(dtype=m.int32),
+        lambda m: m.arange(6.0).reshape(shape=(3, 2)),
+        lambda m: m.reshape(m.arange(6.0), shape=[3, 2]),
+        lambda m: m.arange(6.0).reshape(2, 3).permute(dims=[1, 0]),
+        lambda m: m.arange(3.0).expand(size=(2, 3)),
+        lambda m: m.arange(6.0).view(m.tensor(3), 2),
+        lambda m: m.arange(6.0).view(np.int64(6)),
+        lambda m: m.ones(2, dtype=m.float64).new(2, 3).zero_(),
+        lambda m: m.ones(2, dtype=m.float64).new([1, 2]),
+        lambda m: m.ones(2, dtype=m.int64).new([1.5]),
+        lambda m: m.ones(2).new(),
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split(split_size=2)]),  # (the sums show the pieces)
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split([2, 3], dim=0)]),
+        lambda m: m.stack([p.sum() for p in m.arange(5.0).split(m.tensor(2))]),
+        lambda m: m.stack(m.split(tensor=m.arange(4.0), split_size_or_sections=2)),
+        lambda m: m.arange(end=5),
+        lambda m: m.arange(end=2.5, dtype=m.float64),
+        lambda m: m.arange(6.0).view(m.tensor(6)),
     ],
 )
 def test_calls_torch_accepts(call):
@@ -220,3 +242,35 @@ def test_out_argument_of_a_tuple_result():
 
 def test_unknown_function_is_not_checked():
     assert explain("no_such_function_anywhere", (2.0,), {}) is None
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.arange(6.0).view(3, 2.0),
+        lambda m: m.arange(6.0).reshape(-1, 2.0),
+        lambda m: m.zeros(2, 3.0),
+        lambda m: m.arange(6.0).permute(0, "a"),
+        # an int list's first item is checked with the signature, the others as the list is read
+        lambda m: m.ones(2, 3).sum(dim=(0, 1.0)),
+        lambda m: m.sum(m.ones(2, 3), (0, 1.0)),
+        lambda m: m.ones(2, 3).amax(dim=(0, 1, 2.0)),
+        lambda m: m.ones(2, 3).mean([0, "a"]),
+        lambda m: m.ones(2, 3).amax((1.0, 0)),
+        lambda m: m.ones(2, 3).amax(dim=(1.0, 0)),
+        lambda m: m.ones(2, 3).permute(dims=(1.0, 0)),
+        lambda m: m.zeros(size=(2.0, 3)),
+        lambda m: m.zeros((2.0, 3)),
+        # Tensor.split is torch's Python function (split_size), torch.split's parameter is split_size_or_sections
+        lambda m: m.arange(5.0).split(split_size_or_sections=2),
+        lambda m: m.arange(5.0).split(),
+        lambda m: m.arange(5.0).split(2.5),
+        lambda m: m.arange(),
+        lambda m: m.arange(end=None),
+    ],
+)
+def test_unpacked_int_list_items_are_checked(call):
+    """An int past the first of an unpacked size list is checked before the op runs (the op may take a float)."""
+    same_error(lambda: call(dyngrad), lambda: call(torch))
+    with pytest.raises(TypeError):
+        call(torch)

@@ -730,13 +730,15 @@ def _cpp_double(x: float) -> str:
     return f"{x:g}"
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are integers (torch.arange).
 
     Like torch's arange_out: integer dtypes compute in int64 from truncated bounds (int64 also
     sizes the result that way), float16 in float32, other float dtypes in double.
     """
+    if start is None:  # arange(end=5): torch's (Number end) signature
+        start, end = end, None
     if end is None and type(start) is int and start >= 0 and step == 1 and device is None and not requires_grad:
         if dtype is None or dtype is _dtype.int64:  # the common arange(n): no checks needed
             return wrap(xp.arange(start, dtype=xp.int64))

@@ -89,3 +89,16 @@ def _make(name: str):
 
 LEGACY_TYPES = {name: _make(name) for name in _NAMES}
 BY_STRING = {f"torch.{name}": cls for name, cls in LEGACY_TYPES.items()}
+
+
+_BY_DTYPE = {cls.dtype: cls for cls in LEGACY_TYPES.values()}
+
+
+def new(self: Tensor, *args, **kwargs) -> Tensor:
+    """``x.new(...)``: the legacy constructor of ``x``'s type (``x.new(2, 3)``, ``x.new([1, 2])``, ``x.new()``):
+    a tensor of ``x``'s dtype, by the rules of ``torch.FloatTensor(...)`` above. Raises TypeError for a dtype
+    without a legacy type (bfloat16, complex: dyngrad names none)."""
+    cls = _BY_DTYPE.get(self.dtype)
+    if cls is None:
+        raise TypeError(f"Tensor.new() is not supported for {self.dtype} in dyngrad")
+    return cls(*args, **kwargs)

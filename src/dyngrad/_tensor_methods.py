@@ -222,6 +222,13 @@ def _type_cast(npd_name):
     return method
 
 
+def _legacy_new(self, *args, **kwargs):
+    """``x.new(...)``: the legacy constructor of x's type (_legacy_types.new)."""
+    from ._legacy_types import new
+
+    return new(self, *args, **kwargs)
+
+
 def _type(self, dtype=None, non_blocking=False):
     """``t.type()`` names the tensor type (``torch.FloatTensor``); ``t.type(dtype, name or legacy type)`` casts.
 
@@ -385,6 +392,7 @@ METHODS = {
     "contiguous": shape.contiguous,
     "to": shape.to,
     "type": _type,
+    "new": _legacy_new,
     "float": _type_cast("float32"),
     "double": _type_cast("float64"),
     "half": _type_cast("float16"),

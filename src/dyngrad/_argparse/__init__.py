@@ -177,7 +177,7 @@ def _bind(name, params, args, kwargs, nat):
     parameter given by position is given twice.
     """
     pos = _positional(params)
-    unpacked = False
+    unpacked, later = False, []
     if len(args) > len(pos):
         # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
         # takes all the positional arguments when the first is an int, and checks the others only as it
@@ -210,18 +210,17 @@ def _bind(name, params, args, kwargs, nat):
         where = f" (position {i + 1})" if given_pos else ""
         if unpacked and i == 0:
             continue
-        if (given_pos and i == 0 and p.name == "size" and p.type == "tuple of ints" and isinstance(obj, (list, tuple))
-                and obj and _is_int(obj[0])):
-            unpacked = True  # a size list past its first int: read item by item (zeros([2, 2.0]))
-            args = (obj, *args[1:])
-            continue
-        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)):
-            for j, item in enumerate(obj):
-                if not _is_int(item):
-                    raise _Mismatch(
-                        f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
-                        f"{type_name(item)} at pos {j}"
-                    )
+        if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)) and obj:
+            # torch checks the first item only (is_int_or_symint_list); the others as it reads the list, once a
+            # signature took the call (x.sum(dim=(0, 1.0)): "failed to unpack the object at pos 2")
+            if _is_int(obj[0]):
+                later.append((p.name, obj))
+                continue
+            if given_pos:  # (a keyword's is the plain "must be tuple of ints, not tuple" below)
+                raise _Mismatch(
+                    f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
+                    f"{type_name(obj[0])} at pos 0"
+                )
         if not accepts(p.type, obj, nat):
             raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(obj)}")
         if p.type == "tuple of Tensors":
@@ -236,10 +235,12 @@ def _bind(name, params, args, kwargs, nat):
             if where[key] < len(args) and not params[where[key]].kwonly:
                 raise _Mismatch(f"{name}() got multiple values for argument '{key}'")
     if unpacked:
-        for j, item in enumerate(args[0]):
+        later.insert(0, (params[0].name, args[0]))
+    for param_name, items in later:
+        for j, item in enumerate(items):
             if not _is_int(item):
                 raise _Unpacked(
-                    f"{name}(): argument '{params[0].name}' failed to unpack the object at pos {j + 1} with error "
+                    f"{name}(): argument '{param_name}' failed to unpack the object at pos {j + 1} with error "
                     f'"type must be tuple of ints,but got {type_name(item)}"'
                 )
 
@@ -342,6 +343,20 @@ def explain(key: str, args: tuple, kwargs: dict):
     return TypeError(f"{head}{_got(args, kwargs)}, but expected one of:\n" + "".join(lines))
 
 
+def _keywords_to_positions(key: str, fn, args: tuple, kwargs: dict):
+    """(args, kwargs) with the keywords that name the next positional parameters of a signature moved to
+    their positions, where the op function has no parameter of that name (it reads them as ``*size``:
+    ``x.view(size=(2, 3))``, ``zeros(size=(2, 3))``, ``x.permute(dims=[1, 0])``); None when none moves."""
+    own = _by_keyword(fn)
+    for params in signatures(key):
+        pos, moved, rest = _positional(params), list(args), dict(kwargs)
+        while len(moved) < len(pos) and pos[len(moved)].name in rest and pos[len(moved)].name not in own:
+            moved.append(rest.pop(pos[len(moved)].name))
+        if len(moved) > len(args):
+            return tuple(moved), rest
+    return None
+
+
 def _min_args(params) -> int:
     return sum(1 for p in params if not p.optional)
 
@@ -388,6 +403,9 @@ def checked(key: str, fn, method: bool = False):
     suspect, most, least = _suspect_positions(parsed, method, nat)
     # where a number is a tensor only by numbers_as_tensors (every signature says Tensor there)
     wrapped = tuple(i for i, _ in _suspect_positions(parsed, method)[0] if nat and _tensor_only(parsed, i - method))
+    # a lone int list taking the positional arguments unpacked (x.view(3, 2)): the ints past the first are
+    # checked before the op runs too, which could take a float (x.view(3, 2.0))
+    unpacked_from = None if most is not None else 1 + method
     if most is None:
         most = 1 << 30
     by_name = _keyword_types(parsed, fn)
@@ -400,6 +418,9 @@ def checked(key: str, fn, method: bool = False):
             renamed = _realias(kwargs, key)
             if renamed is not None:  # torch.sum(x, axis=0): the call again, by torch's names
                 return wrapper(*args, **renamed)
+            moved = _keywords_to_positions(key, fn, args[1:] if method else args, kwargs)
+            if moved is not None:  # x.view(size=(2, 3)), torch.reshape(x, shape=s): the op takes them by position
+                return fn(*args[:1] if method else (), *moved[0], **moved[1])
         if "out" in kwargs and _has_out(key) and not _takes_out(fn):
             return _call_with_out(key, wrapper, args, kwargs)
         # the op took no number there (torch.add(1, 2)): torch's wrapped tensors. Only for the errors a number
@@ -416,6 +437,10 @@ def checked(key: str, fn, method: bool = False):
     def wrapper(*args, **kwargs):
         if len(args) > most or len(args) < least:
             return slow(args, kwargs, None)
+        if unpacked_from is not None and len(args) > unpacked_from:
+            for a in args[unpacked_from:]:
+                if type(a) is not int:
+                    return slow(args, kwargs, None)
         for i, fast in suspect:
             if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
                 return slow(args, kwargs, None)
@@ -492,6 +517,12 @@ def _keywords_of(fn) -> frozenset:
         return frozenset(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         return frozenset()
+
+
+@functools.cache
+def _by_keyword(fn) -> frozenset:
+    """The names ``fn`` takes by keyword (``*size`` is none of them)."""
+    return frozenset(_own_keywords(fn))
 
 
 @functools.cache

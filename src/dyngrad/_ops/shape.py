@@ -102,7 +102,8 @@ def reshape(a: Tensor, *shape) -> Tensor:
 
 
 def view(a: Tensor, *shape) -> Tensor:
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
+    # (a NumPy int or a 0-d tensor is a size too, as torch's parser reads it: x.view(np.int64(6)))
+    if len(shape) == 1 and not isinstance(shape[0], (int, xp.integer, Tensor, tuple, list, Size)):
         return view_dtype(a, shape[0])
     shape = _infer_shape(_parse_shape(shape), a._data.size)
     if not _viewable(a._data, shape):
@@ -1033,8 +1034,10 @@ def _split(a: Tensor, op, d: int, sizes) -> tuple:
     return _mark_multi_view(outs, a, op.__name__)
 
 
-def split(a: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    """split(int or [sizes], dim): views (SplitBackward0 / SplitWithSizesBackward0)."""
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """split(int or [sizes], dim): views (SplitBackward0 / SplitWithSizesBackward0). (``tensor``: torch.split's
+    parameter name, torch.split(tensor=x, split_size_or_sections=1).)"""
+    a = tensor
     if a._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, a._data.ndim)
@@ -1805,6 +1808,23 @@ TENSOR_METHODS: dict = {
     ).split()
 }
 TENSOR_METHODS["moveaxis"] = movedim
+
+
+def _split_method(self, split_size, dim=0):
+    """Tensor.split: torch's is a Python function whose parameter is ``split_size`` (torch.split's is
+    ``split_size_or_sections``): x.split(split_size=2)."""
+    if not isinstance(split_size, (int, xp.integer, Tensor, list, tuple)):  # torch reads it as split_with_sizes'
+        from .._argparse import explain
+
+        error = explain("split_with_sizes", (self, split_size, dim), {})
+        if error is not None:
+            raise error
+    return split(self, split_size, dim)
+
+
+# (Python's own TypeErrors name the function by its qualified name: "Tensor.split() missing ...", as torch's)
+_split_method.__qualname__ = "Tensor.split"
+TENSOR_METHODS["split"] = _split_method
 TENSOR_METHODS.update(t_=t_, transpose_=transpose_, swapdims_=transpose_, swapaxes_=transpose_, squeeze_=squeeze_,
                       unsqueeze_=unsqueeze_)
 
