@@ -9,6 +9,8 @@ shapes from the input, runs the layer's ``reset_parameters`` and turns the modul
 
 from __future__ import annotations
 
+from ... import _creation
+from ..._dtype import int64
 from .. import functional as F  # noqa: F401 - the plain classes' forwards use it
 from ..parameter import UninitializedBuffer, UninitializedParameter
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
@@ -147,13 +149,22 @@ class LazyConvTranspose2d(_LazyConvMixin, ConvTranspose2d):
 
 
 class _LazyNormMixin(LazyModuleMixin):
-    def _lazy_norm_setup(self, dtype) -> None:
-        if self.affine:
+    """torch's _LazyNormBase: the plain layer is built with 0 features and no parameters, then the lazy ones
+    are put in place; torch's defaults ``affine=True, track_running_stats=True`` (also for the instance norms,
+    whose plain classes default to False) and the keyword ``bias``."""
+
+    def __init__(self, eps: float = 1e-5, momentum=0.1, affine: bool = True, track_running_stats: bool = True,
+                 device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, False, False, dtype=dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
             self.weight = UninitializedParameter(dtype=dtype)
-            self.bias = UninitializedParameter(dtype=dtype)
-        if self.track_running_stats:
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
             self.running_mean = UninitializedBuffer(dtype=dtype)
             self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _creation.tensor(0, dtype=int64)
         self._lazy_setup()
 
     def reset_parameters(self) -> None:
@@ -163,40 +174,16 @@ class _LazyNormMixin(LazyModuleMixin):
     def initialize_parameters(self, input) -> None:
         if self.has_uninitialized_params():
             self.num_features = input.shape[1]
-            if self.affine:
-                self.weight.materialize((self.num_features,))
-                self.bias.materialize((self.num_features,))
-            if self.track_running_stats:
-                self.running_mean.materialize((self.num_features,))
-                self.running_var.materialize((self.num_features,))
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                lazy = getattr(self, name)
+                if lazy is not None:  # bias=False leaves no bias
+                    lazy.materialize((self.num_features,))
             self.reset_parameters()
 
 
 class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
     cls_to_become = BatchNorm1d
 
-    def __init__(self, eps: float = 1e-5, momentum=0.1, affine: bool = True, track_running_stats: bool = True,
-                 device=None, dtype=None) -> None:
-        super().__init__(0, eps, momentum, False, False, dtype=dtype)
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if track_running_stats:
-            from ... import _creation
-            from ..._dtype import int64
-
-            self.register_buffer("num_batches_tracked", _creation.tensor(0, dtype=int64))
-        self._lazy_norm_setup(dtype)
-
 
 class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
     cls_to_become = BatchNorm2d
-
-    def __init__(self, eps: float = 1e-5, momentum=0.1, affine: bool = True, track_running_stats: bool = True,
-                 device=None, dtype=None) -> None:
-        super().__init__(0, eps, momentum, False, False, dtype=dtype)
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if track_running_stats:
-            from ... import _creation
-            from ..._dtype import int64
-
-            self.register_buffer("num_batches_tracked", _creation.tensor(0, dtype=int64))
-        self._lazy_norm_setup(dtype)
