@@ -9,14 +9,17 @@ from __future__ import annotations
 import types
 
 from ._ops import (
+    activations,
     attention,
     bessel,
     cholesky_extras,
+    clamp_minmax,
     conv,
     copies,
     distance,
     dropout_alpha,
     embedding,
+    exp_log,
     fft,
     householder,
     indexing,
@@ -42,6 +45,7 @@ from ._ops import (
     random_ops,
     reduction,
     rnn,
+    rounding,
     sampling,
     segment,
     shape,
@@ -52,6 +56,7 @@ from ._ops import (
     statistics,
     tensor_extras,
     torch_inplace,
+    trigonometric,
     weight_norm,
 )
 from ._ops import comparison as cmp
@@ -438,7 +443,7 @@ PROPERTIES = {"T": _T, "mT": _mT}
 
 # indexing_extra after indexing: its index_put / index_put_ (with torch's argument checks) replace indexing's
 FAMILIES = (
-    pw, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
+    pw, exp_log, trigonometric, rounding, clamp_minmax, activations, cmp, reduction, sorting, shape, indexing, indexing_extra, matmul, linalg, norms, distance, nn_kernels, conv,
     pooling, normalization, loss, embedding, sampling, rnn, random_ops, cplx, bessel, polynomials, fft, spectral,
     special_ops, random_dist, cholesky_extras, dropout_alpha, numeric, copies, shape_extras,
     statistics, integration, tensor_extras, torch_inplace, attention, packed, weight_norm, linalg_composite, lu,

@@ -389,6 +389,7 @@ def _elementwise_helper(fn):
 # dispatcher wraps them at its first use (see _elementwise_helper).
 ELEMENTWISE_HELPERS = {
     "dyngrad._ops.pointwise": ("_sigmoid",),
+    "dyngrad._ops.activations": ("_sigmoid",),  # silu's kernel
     "dyngrad._ops.special": ("erf", "erfc", "erfinv"),
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import _random_kernels as _kernels
 from .._backend import generator, xp
 from .._tensor import Tensor, wrap
+from . import exp_log
 from . import pointwise as pw
 from . import reduction as red
 from . import shape as sh
@@ -224,7 +225,7 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor: 
         raise NotImplementedError(f'"rms_norm" not implemented for \'{_type_name(a)}\'')
     eps_val = float(xp.finfo(a.dtype).eps) if eps is None else float(eps)
     dims = tuple(range(a.ndim - 1, a.ndim - 1 - len(ns), -1))
-    rms = pw.rsqrt(red.mean(pw.pow(input, 2), dims, keepdim=True) + eps_val)
+    rms = exp_log.rsqrt(red.mean(pw.pow(input, 2), dims, keepdim=True) + eps_val)
     result = pw.mul(input, rms)
     if weight is not None:
         result = pw.mul(result, weight)

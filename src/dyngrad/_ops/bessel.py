@@ -26,8 +26,9 @@ from .._tensor import Tensor, wrap
 from .._type_info import finfo
 from . import bessel_kernels as kernels
 from .out_param import check_out_autograd, write_out
-from .pointwise import sign, where_
+from .pointwise import where_
 from .registry import Op, apply, register
+from .rounding import sign
 
 _CHUNK = 1 << 16  # elements per kernel call: the series' temporaries stay in cache (about twice as fast)
 

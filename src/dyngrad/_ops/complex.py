@@ -387,7 +387,7 @@ def angle(input: Tensor) -> Tensor:  # noqa: A002
 
 def _sgn_forward(a):
     if a.dtype.kind != "c":
-        from .pointwise import _sign_forward
+        from .rounding import _sign_forward
 
         return _sign_forward(a)
     mag = xp.abs(a)

@@ -7,6 +7,7 @@ from .._backend import xp
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import pointwise as pw
 from . import reduction as red
+from . import rounding
 from . import shape as sh
 from .nn_kernels import _register_once
 from .registry import Op, apply, register
@@ -232,7 +233,7 @@ class _Norm(Op):
         if p < 2:
             from .complex import sgn
 
-            scaled = (sgn(x) if x._data.dtype.kind == "c" else pw.sign(x)) * pw.pow(pw.abs(x), p - 1)
+            scaled = (sgn(x) if x._data.dtype.kind == "c" else rounding.sign(x)) * pw.pow(pw.abs(x), p - 1)
             if p < 1:
                 return (_zero_where(scaled, wrap(x._data == 0)) * g * pw.pow(norm, 1 - p),)
         else:

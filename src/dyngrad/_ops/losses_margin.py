@@ -18,6 +18,7 @@ from .._backend import xp
 from .._dtype import int64
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from . import activations, clamp_minmax
 from . import pointwise as pw
 from . import reduction as red
 from .distance import pairwise_distance
@@ -304,7 +305,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     reduced. input and target: broadcastable, any shape; output: their broadcast shape for ``none``."""
     reduction = _reduction(reduction, size_average, reduce)
     zeros = wrap(xp.zeros((), dtype=input._data.dtype))
-    margin_clamp = pw.clamp_min(margin - input, 0)
+    margin_clamp = clamp_minmax.clamp_min(margin - input, 0)
     output_margin = pw.where_(target != 1, margin_clamp, zeros)
     output_self = pw.where_(target != -1, input, zeros)
     return _reduce(output_margin + output_self, reduction)
@@ -321,7 +322,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
-    return _reduce(pw.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+    return _reduce(clamp_minmax.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
 
 
 _COSINE_EPSILON = 1e-12  # aten Loss.cpp's EPSILON, added to each squared magnitude
@@ -356,7 +357,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     cos = prod_sum / denom
     zeros = wrap(xp.zeros((), dtype=cos._data.dtype))
     pos = 1 - cos
-    neg = pw.clamp_min(cos - margin, 0)
+    neg = clamp_minmax.clamp_min(cos - margin, 0)
     output_pos = pw.where_(target == 1, pos, zeros)
     output_neg = pw.where_(target == -1, neg, zeros)
     return _reduce(output_pos + output_neg, reduction)
@@ -386,8 +387,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dist_neg = pw.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(pw.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+        dist_neg = clamp_minmax.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(clamp_minmax.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
 
 
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
@@ -405,8 +406,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
     if swap:
-        dist_neg = pw.minimum(dist_neg, distance_function(positive, negative))
-    loss = pw.clamp_min(margin + dist_pos - dist_neg, 0)
+        dist_neg = clamp_minmax.minimum(dist_neg, distance_function(positive, negative))
+    loss = clamp_minmax.clamp_min(margin + dist_pos - dist_neg, 0)
     return _reduce(loss, reduction)
 
 
@@ -467,7 +468,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size
     times weight, averaged over the last (class) dimension, then reduced. Output (N,) for ``none``."""
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
-    loss = -(target * pw.logsigmoid(input) + (1 - target) * pw.logsigmoid(-input))
+    loss = -(target * activations.logsigmoid(input) + (1 - target) * activations.logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1

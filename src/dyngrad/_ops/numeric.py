@@ -132,7 +132,7 @@ class LdexpBackward0(Op):
 
     def backward(self, g):
         x, other = self.saved()
-        from .pointwise import exp2
+        from .exp_log import exp2
 
         o = other._data
         if o.dtype.kind in "iub":  # torch's pow(2, other) in integers: 2**k for k >= 0, 0 for k < 0

@@ -1,15 +1,25 @@
-"""Pointwise ops: arithmetic, powers, transcendental functions and activations.
+"""Pointwise ops, the core: arithmetic (add, sub, mul, div, pow and the rounded divisions, remainder, fmod,
+lerp, addcmul, addcdiv), the basic unary functions (neg, abs, reciprocal, exp, log, sqrt, sin, cos, tanh,
+sigmoid, relu), where, and the factories and checks the other pointwise families share (``_unary``,
+``_float_unary``, ``_float_binary``, the in-place wrappers).
+
+The other pointwise families, each its own module: exp_log.py (exp2, expm1, log2, log10, log1p, rsqrt, erf,
+erfc, erfinv, xlogy, logaddexp, logit), trigonometric.py (tan, the inverse and hyperbolic functions, atan2,
+hypot, sinc), rounding.py (sign, copysign, floor, ceil, round, trunc, frac, nan_to_num), clamp_minmax.py
+(clamp, clamp_min/max, maximum, minimum, fmax, fmin) and activations.py (the nn.functional activations);
+complex.py and numeric.py hold more.
 
 Derivative formulas follow PyTorch's tools/autograd/derivatives.yaml.
 """
 
 from __future__ import annotations
 
+import sys
+
 from .._backend import constant, xp
 from .._tensor import Tensor, wrap
 from . import complex_support as cs
 from ._promote import OperandTypeError, operand_error, prepare, reflected
-from .comparison import isnan
 from .complex import conj_value as conj
 from .registry import Op, apply, register
 
@@ -226,8 +236,10 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
 
     ``on_arrays`` is the same formula on NumPy arrays for real dtypes, used when no graph is
     recorded (see Note [Backward on arrays] in registry.py); complex gradients take ``derivative``.
+
     ``complex_grad``: the formula follows Note [Complex gradients] (registry.py).
     """
+    module = sys._getframe(1).f_globals.get("__name__", __name__)  # the family module that declares the op
 
     if save == "result":
 
@@ -269,7 +281,7 @@ def _unary(name: str, fn, derivative, save: str = "input", doc: str = "", on_arr
             "forward": staticmethod(fn),
             "backward": backward,
             "backward_arrays": backward_arrays if on_arrays is not None else None,
-            "__module__": __name__,
+            "__module__": module,
         },
     )
     return register(cls)
@@ -703,17 +715,6 @@ absolute = abs
 # Formulas: PyTorch's tools/autograd/derivatives.yaml (and the kernels it names in
 # FunctionsManual.cpp); choices at kinks and ties were checked against torch 2.13.
 
-_LN2 = 0.6931471805599453
-_LN10 = 2.302585092994046
-_TWO_OVER_SQRTPI = 1.1283791670955126  # 2 / sqrt(pi)
-_SQRT1_2 = 0.7071067811865476
-_INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi)
-_SQRT_2_OVER_PI = 0.7978845608028654
-_GELU_KAPPA = 0.044715
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-_ONE_SIXTH_F32 = float(xp.float32(1.0) / xp.float32(6.0))
-
 
 def _quiet(fn):
     """``fn`` with NumPy's floating-point warnings off: torch returns inf/nan silently."""
@@ -761,78 +762,6 @@ def _to_float(d):
     return d.astype(default_float_np())
 
 
-# ------------------------------------------------------------------ unary, float results
-
-def _log1p_backward(g, x):
-    return g / conj(x + 1)
-
-
-def _acosh_backward(g, x):
-    # derivatives.yaml: the real case saves one rsqrt with sqrt(x*y) = sqrt(x) sqrt(y), untrue for complex
-    if x._data.dtype.kind == "c":
-        return g * conj(rsqrt(x + 1) * rsqrt(x - 1))
-    return g * rsqrt(x * x - 1)
-
-
-Exp2Backward0 = _unary("Exp2Backward0", _quiet(xp.exp2), lambda g, y: g * conj(y) * _LN2, save="result",
-                       doc="exp2: grad * result.conj() * ln(2)", complex_grad=True)
-Expm1Backward0 = _unary("Expm1Backward0", _quiet(xp.expm1), lambda g, y: g * (conj(y) + 1), save="result",
-                        doc="expm1: grad * (result.conj() + 1)", complex_grad=True)
-Log2Backward0 = _unary("Log2Backward0", _quiet(xp.log2), lambda g, x: g / (conj(x) * _LN2),
-                       doc="log2: grad / (input.conj() * ln(2))", complex_grad=True)
-Log10Backward0 = _unary("Log10Backward0", _quiet(xp.log10), lambda g, x: g / (conj(x) * _LN10),
-                        doc="log10: grad / (input.conj() * ln(10))", complex_grad=True)
-Log1PBackward0 = _unary("Log1PBackward0", _quiet(xp.log1p), _log1p_backward, doc="log1p: grad / (input + 1).conj()",
-                        complex_grad=True)
-RsqrtBackward0 = _unary("RsqrtBackward0", _quiet(lambda a: 1 / xp.sqrt(a)), lambda g, y: -0.5 * g * conj(y**3),
-                        save="result", doc="rsqrt: -0.5 * grad * (result**3).conj()", complex_grad=True)
-TanBackward0 = _unary("TanBackward0", xp.tan, lambda g, y: g * conj(1 + y * y), save="result",
-                      doc="tan: grad * (1 + result**2).conj()", complex_grad=True)
-AsinBackward0 = _unary("AsinBackward0", _quiet(xp.arcsin), lambda g, x: g * conj(rsqrt(-x * x + 1)),
-                       doc="asin: grad * rsqrt(1 - input**2).conj()", complex_grad=True)
-AcosBackward0 = _unary("AcosBackward0", _quiet(xp.arccos), lambda g, x: g * -conj(rsqrt(-x * x + 1)),
-                       doc="acos: grad * -rsqrt(1 - input**2).conj()", complex_grad=True)
-AtanBackward0 = _unary("AtanBackward0", xp.arctan, lambda g, x: g / conj(x * x + 1),
-                       doc="atan: grad / (input**2 + 1).conj()", complex_grad=True)
-SinhBackward0 = _unary("SinhBackward0", _quiet(xp.sinh), lambda g, x: g * conj(cosh(x)),
-                       doc="sinh: grad * cosh(input).conj()", complex_grad=True)
-CoshBackward0 = _unary("CoshBackward0", _quiet(xp.cosh), lambda g, x: g * conj(sinh(x)),
-                       doc="cosh: grad * sinh(input).conj()", complex_grad=True)
-AsinhBackward0 = _unary("AsinhBackward0", xp.arcsinh, lambda g, x: g * conj(rsqrt(x * x + 1)),
-                        doc="asinh: grad * rsqrt(input**2 + 1).conj()", complex_grad=True)
-AcoshBackward0 = _unary("AcoshBackward0", _quiet(xp.arccosh), _acosh_backward,
-                        doc="acosh: grad * rsqrt(input**2 - 1) (complex: (rsqrt(x + 1) * rsqrt(x - 1)).conj())",
-                        complex_grad=True)
-AtanhBackward0 = _unary("AtanhBackward0", _quiet(xp.arctanh), lambda g, x: g / conj(1 - x * x),
-                        doc="atanh: grad / (1 - input**2).conj()", complex_grad=True)
-
-
-def _erf_forward(a):
-    from .special import erf as _erf
-
-    return _erf(a)
-
-
-def _erfc_forward(a):
-    from .special import erfc as _erfc
-
-    return _erfc(a)
-
-
-def _erfinv_forward(a):
-    from .special import erfinv as _erfinv
-
-    return _erfinv(a)
-
-
-ErfBackward0 = _unary("ErfBackward0", _erf_forward, lambda g, x: _TWO_OVER_SQRTPI * exp(-(x * x)) * g,
-                      doc="erf: 2 / sqrt(pi) * exp(-input**2) * grad (forward: special.erf, Cody's approximation)")
-ErfcBackward0 = _unary("ErfcBackward0", _erfc_forward, lambda g, x: -_TWO_OVER_SQRTPI * exp(-(x * x)) * g,
-                       doc="erfc: -2 / sqrt(pi) * exp(-input**2) * grad")
-ErfinvBackward0 = _unary("ErfinvBackward0", _erfinv_forward, lambda g, y: (0.5 * 1.7724538509055159) * exp(y * y) * g,
-                         save="result", doc="erfinv: sqrt(pi) / 2 * exp(erfinv(input)**2) * grad")
-
-
 def _float_unary(op, real_kernel=None):
     """``real_kernel``: the op has no complex kernel in torch (its name, for torch's error)."""
 
@@ -845,771 +774,8 @@ def _float_unary(op, real_kernel=None):
     return fn
 
 
-exp2 = _float_unary(Exp2Backward0)
-expm1 = _float_unary(Expm1Backward0)
-log2 = _float_unary(Log2Backward0)
-log10 = _float_unary(Log10Backward0)
-log1p = _float_unary(Log1PBackward0)
-rsqrt = _float_unary(RsqrtBackward0)
-tan = _float_unary(TanBackward0)
-asin = arcsin = _float_unary(AsinBackward0)
-acos = arccos = _float_unary(AcosBackward0)
-atan = arctan = _float_unary(AtanBackward0)
-sinh = _float_unary(SinhBackward0)
-cosh = _float_unary(CoshBackward0)
-asinh = arcsinh = _float_unary(AsinhBackward0)
-acosh = arccosh = _float_unary(AcoshBackward0)
-atanh = arctanh = _float_unary(AtanhBackward0)
-erf = _float_unary(ErfBackward0, "erf_vml_cpu")
-erfc = _float_unary(ErfcBackward0, "erfc_vml_cpu")
-erfinv = _float_unary(ErfinvBackward0, "erfinv_vml_cpu")
-
-
-def _sinc_forward(a):
-    # torch's kernel: 1 at 0, else sin(pi x) / (pi x) with pi x formed in the working dtype
-    with xp.errstate(all="ignore"):
-        product = a * a.dtype.type(xp.pi)
-        out = xp.sin(product) / product
-    return xp.where(a == 0, a.dtype.type(1), out)
-
-
-def _sinc_backward(g, x):
-    x_pi = x * xp.pi
-    x_squared_pi = x * x * xp.pi
-    out = g * conj((x_pi * cos(x_pi) - sin(x_pi)) / x_squared_pi)
-    return where_(x_squared_pi == 0, 0.0, out)
-
-
-SincBackward0 = _unary("SincBackward0", _sinc_forward, _sinc_backward,
-                       doc="sinc: sin(pi x) / (pi x), 1 at 0; backward (FunctionsManual.cpp sinc_backward) "
-                           "grad * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).conj(), 0 where pi x^2 is 0",
-                       complex_grad=True)
-sinc = _float_unary(SincBackward0)
-
-
-# ------------------------------------------------------------------ unary, dtype kept
-
-def _sign_forward(a):
-    if a.dtype.kind == "b":
-        return a.copy()
-    if a.dtype.kind in "fV":
-        return xp.where(xp.isnan(a), 0, xp.sign(a))  # torch: sign(nan) is 0
-    return xp.sign(a)
-
-
-SignBackward0 = _unary("SignBackward0", _sign_forward, lambda g, _: g * 0, save="none",
-                       doc="sign: zero gradient everywhere (derivatives.yaml: zeros_like(grad)); sign(nan) = 0 as torch")
-FloorBackward0 = _unary("FloorBackward0", xp.floor, lambda g, _: g * 0, save="none", doc="floor: zero gradient")
-CeilBackward0 = _unary("CeilBackward0", xp.ceil, lambda g, _: g * 0, save="none", doc="ceil: zero gradient")
-RoundBackward0 = _unary("RoundBackward0", xp.rint, lambda g, _: g * 0, save="none",
-                        doc="round: half to even, zero gradient")
-TruncBackward0 = _unary("TruncBackward0", xp.trunc, lambda g, _: g * 0, save="none", doc="trunc: zero gradient")
-FracBackward0 = _unary("FracBackward0", lambda a: a - xp.trunc(a), lambda g, _: g, save="none",
-                       doc="frac: input - trunc(input); gradient passes unchanged")
-
-
-@register
-class RoundBackward1(Op):
-    """round(input, decimals=d): rint(x * 10**d) / 10**d (d < 0: rint(x / 10**-d) * 10**-d), as torch; zero gradient."""
-
-    @staticmethod
-    def forward(a, decimals):
-        if decimals > 0:
-            ten = float(10**decimals)
-            return xp.rint(a * ten) / ten
-        ten = float(10 ** (-decimals))
-        return xp.rint(a / ten) * ten
-
-    def backward(self, g):
-        return (g * 0,)
-
-
-def sign(input):  # noqa: A002
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError(cs.SIGN)
-    return apply(SignBackward0, (input,))
-
-
-def _rounding(op, kernel, complex_text=None):
-    """``complex_text``: torch's own refusal of complex input (floor/ceil/trunc); else its kernel error."""
-
-    def fn(input, **kwargs):  # noqa: A002
-        d = input._data
-        kind = d.dtype.kind
-        if kind == "b":
-            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-        if kind in "iu":
-            return wrap(d.copy())
-        if kind == "c":
-            raise NotImplementedError(complex_text) if complex_text else cs.kernel_error(kernel, d.dtype)
-        return apply(op, (input,))
-
-    return fn
-
-
-floor = _rounding(FloorBackward0, "floor_vml_cpu", "floor is not supported for complex inputs")
-ceil = _rounding(CeilBackward0, "ceil_vml_cpu", "ceil is not supported for complex inputs")
-trunc = fix = _rounding(TruncBackward0, "trunc_vml_cpu", "trunc is not supported for complex inputs")
-_round0 = _rounding(RoundBackward0, "round_vml_cpu")
-
-
-_NO_DECIMALS = object()  # round() called without ``decimals``: torch's other overload
-
-
-def round(input, decimals=_NO_DECIMALS):  # noqa: A001, A002 - torch's names
-    """round(input, *, decimals=0): half to even.
-
-    Without ``decimals`` this is torch's round() (RoundBackward0, integers copied); with ``decimals`` given,
-    even 0, it is round.decimals (RoundBackward1, floating point only: torch's round_vml_cpu error for
-    decimals=0, round_cpu otherwise)."""
-    if decimals is _NO_DECIMALS:
-        return _round0(input)
-    _real_float_only(input, "round_vml_cpu" if decimals == 0 else "round_cpu")
-    return apply(RoundBackward1, (input,), (int(decimals),))
-
-
-def frac(input):  # noqa: A002
-    _real_float_only(input, "frac_cpu")
-    return apply(FracBackward0, (input,))
-
-
-@register
-class NanToNumBackward0(Op):
-    """nan_to_num(input, nan=0, posinf=None, neginf=None): grad * isfinite(input)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, nan, posinf, neginf):
-        return xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (g * wrap(xp.isfinite(x._data)),)
-
-
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
-    d = input._data
-    if d.dtype.kind not in "fcV":
-        return wrap(d.copy())
-    return apply(NanToNumBackward0, (input,), (nan, posinf, neginf))
-
-
-def square(input):  # noqa: A002
-    """square(input) = pow(input, 2) (PowBackward0, as torch); bool gives int64."""
-    if input._data.dtype.kind == "b":
-        return wrap(input._data.astype(xp.int64) ** 2)
-    return pow(input, 2)
-
-
-# ------------------------------------------------------------------ activations
-
-def _bool_error(a: Tensor, message: str) -> None:
-    if a._data.dtype.kind == "b":
-        raise RuntimeError(message)
-
-
-def _stable_log_sigmoid(a):
-    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow for either sign.
-    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
-
-
-LogSigmoidBackward0 = _unary(
-    "LogSigmoidBackward0", _stable_log_sigmoid, lambda g, x: g * sigmoid(-x),
-    doc="logsigmoid: grad * sigmoid(-input) (log_sigmoid_backward)")
-
-
-@register
-class SoftplusBackward0(Op):
-    """softplus(input, beta, threshold): log1p(exp(beta * x)) / beta, or x where beta * x > threshold.
-
-    Backward (softplus_backward): grad * sigmoid(beta * x), or grad where beta * x > threshold.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, beta, threshold):
-        z = a * beta
-        with xp.errstate(all="ignore"):  # exp overflows only where the threshold branch is taken
-            soft = xp.log1p(xp.exp(z)) / beta
-        return xp.where(z > threshold, a, soft)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        beta, threshold = self._params
-        z = x * beta
-        return (where_(z > threshold, g, g * sigmoid(z)),)
-
-
-@register
-class HardtanhBackward0(Op):
-    """hardtanh(input, min_val, max_val) (and relu6): clamp; gradient passes strictly inside (min_val, max_val)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, lo, hi):
-        out = xp.minimum(xp.maximum(a, lo), hi)
-        return out.astype(a.dtype, copy=False) if out.dtype != a.dtype else out  # int tensors stay int
-
-    def backward(self, g):
-        (x,) = self.saved()
-        lo, hi = self._params
-        return (where_((x > lo) & (x < hi), g, 0.0),)
-
-
-@register
-class LeakyReluBackward0(Op):
-    """leaky_relu(input, negative_slope): x if x > 0 else x * slope; gradient slope at 0, as torch."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, slope):
-        return xp.where(a > 0, a, a * slope)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (where_(x > 0, g, g * self._params[0]),)
-
-
-@register
-class LeakyReluBackward1(LeakyReluBackward0):
-    """leaky_relu_ (in place): torch's node for the in-place form; same formula (from the saved old values)."""
-
-
-@register
-class EluBackward0(Op):
-    """elu(input, alpha, scale, input_scale) (elu, selu): scale * x for x > 0, else scale * alpha * expm1(x * input_scale).
-
-    Backward (elu_backward): grad * scale for x > 0, else grad * input_scale * scale * alpha * exp(x * input_scale)
-    (the negative branch at x == 0, as torch).
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, alpha, scale, input_scale):
-        with xp.errstate(all="ignore"):
-            neg = xp.expm1(xp.minimum(a, 0) * input_scale) * (alpha * scale)
-        return xp.where(a > 0, a * scale, neg)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        p = self._params
-        alpha, scale, input_scale = (p[0], p[1], p[3]) if len(p) == 4 else p  # celu: its backward scale
-        # exp of the input with positives replaced by 0: the branch not taken never overflows (no nan at
-        # second order), and the second derivative is 0 at x == 0, as torch's elu_double_backward.
-        neg = g * (exp(where_(x < 0, x, 0.0) * input_scale) * (input_scale * scale * alpha))
-        return (where_(x <= 0, neg, g * scale),)
-
-
-@register
-class EluBackward1(EluBackward0):
-    """elu_ / selu_ (in place): torch's node for the in-place form; same formula."""
-
-
-@register
-class CeluBackward0(EluBackward0):
-    """celu(input, alpha) = elu with scale 1 and input_scale 1 / alpha.
-
-    Params (alpha, 1, 1 / alpha, 1 / float32(alpha)): torch's forward uses 1 / alpha, its backward
-    1.0 / alpha.toFloat() (alpha rounded to float32 first); the last param is that backward scale.
-    """
-
-    @staticmethod
-    def forward(a, alpha, scale, input_scale, grad_input_scale):
-        return EluBackward0.forward(a, alpha, scale, input_scale)
-
-
-@register
-class CeluBackward1(CeluBackward0):
-    """celu_ (in place)."""
-
-
-@register
-class GeluBackward0(Op):
-    """gelu(input, approximate): x * Phi(x) ('none') or its tanh approximation ('tanh').
-
-    Backward (gelu_backward): 'none': grad * (Phi(x) + x * phi(x)); 'tanh': with
-    u = sqrt(2/pi) * (x + 0.044715 x^3), t = tanh(u):
-    grad * (0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)).
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, approximate):
-        if approximate == "tanh":
-            inner = _SQRT_2_OVER_PI * (a + _GELU_KAPPA * (a * a * a))
-            return 0.5 * a * (1 + xp.tanh(inner))
-        return a * (0.5 * (1 + _erf_forward(a * _SQRT1_2)))
-
-    def backward(self, g):
-        (x,) = self.saved()
-        if self._params[0] == "tanh":
-            x2 = x * x
-            t = tanh(_SQRT_2_OVER_PI * (x + _GELU_KAPPA * (x2 * x)))
-            left = 0.5 * (1 + t)
-            right = 0.5 * x * (1 - t * t) * (_SQRT_2_OVER_PI * (1 + 3 * _GELU_KAPPA * x2))
-            return (g * (left + right),)
-        cdf = 0.5 * (1 + erf(x * _SQRT1_2))
-        pdf = _INV_SQRT_2PI * exp(-0.5 * (x * x))
-        return (g * (cdf + x * pdf),)
-
-
-SiluBackward0 = _unary(
-    "SiluBackward0", lambda a: a * _sigmoid(a),
-    lambda g, x: g * (lambda s: s * (1 + x * (1 - s)))(sigmoid(x)),
-    doc="silu: x * sigmoid(x); backward grad * s * (1 + x * (1 - s)) with s = sigmoid(x)")
-
-
-@_quiet
-def _softplus_array(a):
-    # as torch's mish kernel: log1p(exp(x)) (inf for large x, where tanh gives 1 anyway)
-    return xp.log1p(xp.exp(a))
-
-
-def _mish_backward(g, x):
-    t = tanh(softplus(x))
-    return g * (t + x * sigmoid(x) * (1 - t * t))
-
-
-MishBackward0 = _unary(
-    "MishBackward0", lambda a: a * xp.tanh(_softplus_array(a)), _mish_backward,
-    doc="mish: x * tanh(softplus(x)); backward grad * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))")
-
-
-@register
-class HardsigmoidBackward0(Op):
-    """hardsigmoid: min(max(x + 3, 0), 6) / 6; gradient grad / 6 strictly inside (-3, 3)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a):
-        return xp.minimum(xp.maximum(a + 3, 0), 6) / 6
-
-    def backward(self, g):
-        (x,) = self.saved()
-        # torch multiplies by 1/6 rounded to float32 (for every dtype): the same constant here.
-        return (where_((x > -3) & (x < 3), g * _ONE_SIXTH_F32, 0.0),)
-
-
-@register
-class HardswishBackward0(Op):
-    """hardswish: x * min(max(x + 3, 0), 6) / 6.
-
-    Backward (hardswish_backward): 0 for x <= -3, grad * (x / 3 + 0.5) for -3 < x < 3, grad for x >= 3.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a):
-        return a * xp.minimum(xp.maximum(a + 3, 0), 6) / 6
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (where_(x <= -3, 0.0, where_(x < 3, g * (x / 3 + 0.5), g)),)
-
-
-@register
-class ThresholdBackward0(Op):
-    """threshold(input, threshold, value): value where x <= threshold, else x; gradient zero where x <= threshold.
-
-    The test is aten's ``x <= threshold``, so a NaN input passes through (NaN out, gradient kept)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, threshold, value):
-        return xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (where_(x <= self._params[0], 0.0, g),)
-
-
-@register
-class ThresholdBackward1(ThresholdBackward0):
-    """threshold_ (in place)."""
-
-
-def _maybe_inplace(input, inplace, compute):  # noqa: A002
-    if inplace:
-        from .inplace import inplace as _inplace
-
-        return _inplace(input, compute)
-    return compute(input)
-
-
-def logsigmoid(input):  # noqa: A002
-    _real_float_only(input, "log_sigmoid_cpu")
-    return apply(LogSigmoidBackward0, (input,))
-
-
-def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
-    _real_float_only(input, "softplus_cpu")
-    return apply(SoftplusBackward0, (input,), (beta, threshold))
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
-    _bool_error(input, "Bool inputs not supported for hardtanh")
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError(cs.CLAMP)
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(input, inplace, lambda a: apply(HardtanhBackward0, (a,), (min_val, max_val)))
-
-
-def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
-    return hardtanh(input, min_val, max_val, inplace=True)
-
-
-def relu6(input, inplace=False):  # noqa: A002
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
-    _real_float_only(input, "leaky_relu_cpu")
-    if inplace:
-        from .inplace import inplace as _inplace
-
-        return _inplace(input, lambda a: apply(LeakyReluBackward1, (a,), (negative_slope,)))
-    return apply(LeakyReluBackward0, (input,), (negative_slope,))
-
-
-def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
-    return leaky_relu(input, negative_slope, True)
-
-
-def _elu(input, op, params, inplace_op, inplace):  # noqa: A002
-    _real_float_only(input, "elu_cpu")
-    if inplace:
-        from .inplace import inplace as _inplace
-
-        return _inplace(input, lambda a: apply(inplace_op, (a,), params))
-    return apply(op, (input,), params)
-
-
-def elu(input, alpha=1.0, inplace=False):  # noqa: A002
-    return _elu(input, EluBackward0, (alpha, 1.0, 1.0), EluBackward1, inplace)
-
-
-def elu_(input, alpha=1.0):  # noqa: A002
-    return elu(input, alpha, True)
-
-
-def selu(input, inplace=False):  # noqa: A002
-    return _elu(input, EluBackward0, (_SELU_ALPHA, _SELU_SCALE, 1.0), EluBackward1, inplace)
-
-
-def selu_(input):  # noqa: A002
-    return selu(input, True)
-
-
-def celu(input, alpha=1.0, inplace=False):  # noqa: A002
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    # torch passes input_scale = 1.0 / alpha.toFloat(): alpha rounded to float32 first
-    return _elu(input, CeluBackward0, (alpha, 1.0, 1.0 / alpha, 1.0 / float(xp.float32(alpha))), CeluBackward1, inplace)
-
-
-def celu_(input, alpha=1.0):  # noqa: A002
-    return celu(input, alpha, True)
-
-
-def gelu(input, approximate="none"):  # noqa: A002
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    _real_float_only(input, "GeluKernelImpl")
-    return apply(GeluBackward0, (input,), (approximate,))
-
-
-def silu(input, inplace=False):  # noqa: A002
-    _float_only(input, "silu_cpu")
-    return _maybe_inplace(input, inplace, lambda a: apply(SiluBackward0, (a,)))
-
-
-def mish(input, inplace=False):  # noqa: A002
-    _real_float_only(input, "mish_cpu")
-    return _maybe_inplace(input, inplace, lambda a: apply(MishBackward0, (a,)))
-
-
-def hardsigmoid(input, inplace=False):  # noqa: A002
-    _real_float_only(input, "hardsigmoid_cpu")
-    return _maybe_inplace(input, inplace, lambda a: apply(HardsigmoidBackward0, (a,)))
-
-
-def hardswish(input, inplace=False):  # noqa: A002
-    _real_float_only(input, "hardswish_cpu")
-    return _maybe_inplace(input, inplace, lambda a: apply(HardswishBackward0, (a,)))
-
-
-def threshold(input, threshold, value, inplace=False):  # noqa: A002
-    if input._data.dtype.kind == "c":
-        raise cs.kernel_error("threshold_cpu", input._data.dtype)
-    if type(threshold) is complex or type(value) is complex:
-        cs.check_scalar_fits(complex(threshold if type(threshold) is complex else value), input._data.dtype)
-    if inplace:
-        from .inplace import inplace as _inplace
-
-        return _inplace(input, lambda a: apply(ThresholdBackward1, (a,), (threshold, value)))
-    return apply(ThresholdBackward0, (input,), (threshold, value))
-
-
-def threshold_(input, threshold_value, value):  # noqa: A002
-    return threshold(input, threshold_value, value, True)
-
-
-def relu_functional(input, inplace=False):  # noqa: A002
-    if inplace:
-        from .inplace import inplace as _inplace
-
-        return _inplace(input, relu)
-    return relu(input)
-
-
-def relu_(input):  # noqa: A002
-    return relu_functional(input, True)
-
-
-# ------------------------------------------------------------------ binary
-
 def _binary_grads(self):
     return self.next_functions[0][0] is not None, self.next_functions[1][0] is not None
-
-
-@register
-class Atan2Backward0(Op):
-    """atan2(input, other): with r = 1 / (input**2 + other**2): grad * other * r, grad * -input * r; at
-    (0, 0) r is taken as 0 (torch's atan2_backward masks the infinite reciprocal), so the gradients are 0 and -0."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.arctan2(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        denom = a * a + b * b
-        r = where_(denom == 0, 0.0, reciprocal(denom))
-        need_a, need_b = _binary_grads(self)
-        return (g * b * r if need_a else None, g * -a * r if need_b else None)
-
-
-def atan2(input, other):  # noqa: A002
-    _need_tensor("atan2", other)
-    x, y = prepare(input, other, true_divide=True)
-    if _operand_dtype(x, y).kind == "c":
-        raise cs.kernel_error("atan2_cpu", _operand_dtype(x, y))
-    return apply(Atan2Backward0, (input, other), (), (x, y))
-
-
-arctan2 = atan2
-
-
-@register
-class MaximumBackward0(Op):
-    """maximum(input, other): the gradient goes to the larger input; ties split it 0.5 / 0.5 (as torch)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.maximum(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        need_a, need_b = _binary_grads(self)
-        half = where_(a == b, g * 0.5, g)
-        return (where_(a < b, 0.0, half) if need_a else None, where_(a > b, 0.0, half) if need_b else None)
-
-
-@register
-class MinimumBackward0(Op):
-    """minimum(input, other): the gradient goes to the smaller input; ties split it 0.5 / 0.5 (as torch)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.minimum(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        need_a, need_b = _binary_grads(self)
-        half = where_(a == b, g * 0.5, g)
-        return (where_(a > b, 0.0, half) if need_a else None, where_(a < b, 0.0, half) if need_b else None)
-
-
-@register
-class FmaxBackward0(Op):
-    """fmax(input, other): maximum ignoring NaN; gradient to input where input >= other or other is NaN (no split)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.fmax(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        pick_a = (a >= b) | isnan(b)
-        need_a, need_b = _binary_grads(self)
-        return (where_(pick_a, g, 0.0) if need_a else None, where_(pick_a, 0.0, g) if need_b else None)
-
-
-@register
-class FminBackward0(Op):
-    """fmin(input, other): minimum ignoring NaN; gradient to input where input <= other or other is NaN."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.fmin(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        pick_a = (a <= b) | isnan(b)
-        need_a, need_b = _binary_grads(self)
-        return (where_(pick_a, g, 0.0) if need_a else None, where_(pick_a, 0.0, g) if need_b else None)
-
-
-def _tensor_binary(op, name):
-    def fn(input, other):  # noqa: A002
-        _need_tensor(name, other)
-        x, y = prepare(input, other)
-        if x.dtype.kind == "c":
-            raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return apply(op, (input, other), (), (x, y))
-
-    fn.__name__ = name
-    return fn
-
-
-maximum = _tensor_binary(MaximumBackward0, "maximum")
-minimum = _tensor_binary(MinimumBackward0, "minimum")
-fmax = _tensor_binary(FmaxBackward0, "fmax")
-fmin = _tensor_binary(FminBackward0, "fmin")
-
-
-def _xlogy_array(x, y):
-    with xp.errstate(all="ignore"):
-        out = x * xp.log(y)
-    # torch: 0 where x == 0 (even for y <= 0 or inf), nan wherever y is nan.
-    out = xp.where((x == 0) & ~xp.isnan(y), 0, out)
-    return out.astype(xp.result_type(x, y), copy=False) if hasattr(out, "astype") else out
-
-
-@register
-class XlogyBackward0(Op):
-    """xlogy(input, other) = input * log(other) (0 where input == 0).
-
-    d/dinput = xlogy(grad, other), 0 where input == 0 and other <= 0; d/dother = grad * input / other.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return _xlogy_array(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        need_a, need_b = _binary_grads(self)
-        ga = where_((a == 0) & (b <= 0), 0.0, xlogy(g, b)) if need_a else None
-        return ga, (g * a / b if need_b else None)
-
-
-@register
-class XlogyBackward1(Op):
-    """xlogy(self: Scalar, other): d/dother = grad * self / other."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(b, a):
-        return _xlogy_array(xp.asarray(a, dtype=b.dtype), b)
-
-    def backward(self, g):
-        (b,) = self.saved()
-        return (g * self._params[0] / b,)
-
-
-@register
-class XlogyBackward2(Op):
-    """xlogy(input, other: Scalar): d/dinput = xlogy(grad, other), 0 where input == 0 when other <= 0."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return _xlogy_array(a, xp.asarray(b, dtype=a.dtype))
-
-    def backward(self, g):
-        (a,) = self.saved()
-        other = self._params[0]
-        gx = xlogy(g, other)
-        return (gx if other > 0 else where_(a == 0, 0.0, gx),)
-
-
-def xlogy(input, other):  # noqa: A002
-    """torch.xlogy: int inputs give the default float dtype; no complex kernel, as torch."""
-    if not isinstance(input, Tensor):
-        x, y = prepare(input, other, true_divide=True)
-        cs.no_complex(y, "xlogy_cpu")
-        return apply(XlogyBackward1, (other,), (float(x),), (y,))
-    x, y = prepare(input, other, true_divide=True)
-    if _operand_dtype(x, y).kind == "c":
-        raise cs.kernel_error("xlogy_cpu", _operand_dtype(x, y))
-    if not isinstance(other, Tensor):
-        return apply(XlogyBackward2, (input,), (float(y),), (x,))
-    return apply(XlogyBackward0, (input, other), (), (x, y))
-
-
-@register
-class LogaddexpBackward0(Op):
-    """logaddexp(input, other) = log(exp(input) + exp(other)) (complex: ATen's _log_add_exp_helper).
-
-    Backward (derivatives.yaml): grad / (1 + exp(other - input)).conj() and symmetric.
-    """
-
-    save_inputs = True
-    complex_grad = True
-
-    @staticmethod
-    def forward(a, b):
-        if a.dtype.kind == "c":
-            return cs.logaddexp(a, b)
-        return xp.logaddexp(a, b)
-
-    def backward(self, g):
-        a, b = self.saved()
-        need_a, need_b = _binary_grads(self)
-        return (g / conj(1 + exp(b - a)) if need_a else None, g / conj(1 + exp(a - b)) if need_b else None)
-
-
-@register
-class HypotBackward0(Op):
-    """hypot(input, other) = sqrt(input**2 + other**2): grad * input / result, grad * other / result."""
-
-    save_inputs = True
-    save_result = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.hypot(a, b)
-
-    def backward(self, g):
-        a, b, _ = self.saved()
-        r = self.saved_result()
-        need_a, need_b = _binary_grads(self)
-        return (g * a / r if need_a else None, g * b / r if need_b else None)
 
 
 def _float_binary(op, name, kernel, kinds="fc"):
@@ -1626,57 +792,7 @@ def _float_binary(op, name, kernel, kinds="fc"):
     return fn
 
 
-logaddexp = _float_binary(LogaddexpBackward0, "logaddexp", "logaddexp_cpu")
-hypot = _float_binary(HypotBackward0, "hypot", "hypot_cpu", "f")
-
-
-def _copysign_grad(g, x, r):
-    # copysign_tensor_self_backward: grad * result / input, 0 where input == 0.
-    ratio = where_(x == 0, 0.0, r / x)
-    return g * ratio
-
-
-@register
-class CopysignBackward0(Op):
-    """copysign(input, other: Tensor): |input| with other's sign; d/dinput = grad * result / input (0 at 0), d/dother = 0."""
-
-    save_inputs = True
-    save_result = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.copysign(a, b)
-
-    def backward(self, g):
-        a, _, _ = self.saved()
-        need_a, need_b = _binary_grads(self)
-        return (_copysign_grad(g, a, self.saved_result()) if need_a else None, g * 0 if need_b else None)
-
-
-@register
-class CopysignBackward1(Op):
-    """copysign(input, other: Scalar)."""
-
-    save_inputs = True
-    save_result = True
-
-    @staticmethod
-    def forward(a, b):
-        return xp.copysign(a, xp.asarray(b, dtype=a.dtype))
-
-    def backward(self, g):
-        a, _ = self.saved()
-        return (_copysign_grad(g, a, self.saved_result()),)
-
-
-def copysign(input, other):  # noqa: A002
-    x, y = prepare(input, other, true_divide=True)
-    if _operand_dtype(x, y).kind == "c":
-        raise cs.kernel_error("copysign_cpu", _operand_dtype(x, y))
-    if not isinstance(other, Tensor):
-        return apply(CopysignBackward1, (input,), (float(y),), (x,))
-    return apply(CopysignBackward0, (input, other), (), (x, y))
-
+# ------------------------------------------------------------------ divisions: remainder, fmod, floor_divide
 
 @register
 class RemainderBackward0(Op):
@@ -1863,7 +979,14 @@ def float_power(input, exponent):  # noqa: A002
     return pow(up(input), up(exponent))
 
 
-# ------------------------------------------------------------------ ternary: lerp, addcmul, addcdiv, clamp
+def square(input):  # noqa: A002
+    """square(input) = pow(input, 2) (PowBackward0, as torch); bool gives int64."""
+    if input._data.dtype.kind == "b":
+        return wrap(input._data.astype(xp.int64) ** 2)
+    return pow(input, 2)
+
+
+# ------------------------------------------------------------------ ternary: lerp, addcmul, addcdiv
 
 def _lerp_array(a, b, w):
     diff = b - a
@@ -2023,211 +1146,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     return apply(AddcdivBackward0, (input, tensor1, tensor2), (value,), arrays)
 
 
-@register
-class ClampBackward1(Op):
-    """clamp(input, min: Scalar?, max: Scalar?): gradient passes where min <= input <= max (inclusive, as torch)."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, lo, hi):
-        out = a
-        if lo is not None:
-            out = xp.maximum(out, lo)
-        if hi is not None:
-            out = xp.minimum(out, hi)
-        return out if out is not a else a.copy()
-
-    def backward(self, g):
-        (x,) = self.saved()
-        lo, hi = self._params
-        if lo is not None and hi is not None:
-            return (where_((x >= lo) & (x <= hi), g, 0.0),)
-        if lo is not None:
-            return (where_(x >= lo, g, 0.0),)
-        return (where_(x <= hi, g, 0.0),)
-
-
-@register
-class ClampMinBackward0(Op):
-    """clamp_min(input, min: Scalar): gradient where input >= min."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, lo):
-        return xp.maximum(a, lo)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (where_(x >= self._params[0], g, 0.0),)
-
-
-@register
-class ClampMaxBackward0(Op):
-    """clamp_max(input, max: Scalar): gradient where input <= max."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, hi):
-        return xp.minimum(a, hi)
-
-    def backward(self, g):
-        (x,) = self.saved()
-        return (where_(x <= self._params[0], g, 0.0),)
-
-
-@register
-class ClampBackward0(Op):
-    """clamp(input, min: Tensor?, max: Tensor?) (min or max may be absent: the params say which are present).
-
-    input: grad where min <= input <= max. With both bounds: min gets grad where input < min and min < max;
-    max gets grad where input > max or max < min (then max is the result). One bound: it gets grad where it is the result.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, *rest):
-        *bounds, has_lo, has_hi = rest
-        it = iter(bounds)
-        lo = next(it) if has_lo else None
-        hi = next(it) if has_hi else None
-        out = a
-        if lo is not None:
-            out = xp.maximum(out, lo)
-        if hi is not None:
-            out = xp.minimum(out, hi)
-        return out
-
-    def backward(self, g):
-        saved = self.saved()
-        has_lo, has_hi = self._params
-        x = saved[0]
-        lo = saved[1] if has_lo else None
-        hi = saved[1 + has_lo] if has_hi else None
-        nf = self.next_functions
-        gx = glo = ghi = None
-        if lo is not None and hi is not None:
-            if nf[0][0] is not None:
-                gx = where_((x >= lo) & (x <= hi), g, 0.0)
-            if nf[1][0] is not None:
-                glo = where_((x < lo) & (lo < hi), g, 0.0)
-            if nf[2][0] is not None:
-                ghi = where_((x > hi) | (hi < lo), g, 0.0)
-            return gx, glo, ghi
-        bound = lo if lo is not None else hi
-        if nf[0][0] is not None:
-            gx = where_(x >= bound, g, 0.0) if lo is not None else where_(x <= bound, g, 0.0)
-        if nf[1][0] is not None:
-            glo = where_(x < bound, g, 0.0) if lo is not None else where_(x > bound, g, 0.0)
-        return gx, glo
-
-
-@register
-class ClampMinBackward1(Op):
-    """clamp_min(input, min: Tensor): input gets grad where input >= min, min where input < min."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, lo):
-        return xp.maximum(a, lo)
-
-    def backward(self, g):
-        x, lo = self.saved()
-        nf = self.next_functions
-        return (where_(x >= lo, g, 0.0) if nf[0][0] is not None else None,
-                where_(x < lo, g, 0.0) if nf[1][0] is not None else None)
-
-
-@register
-class ClampMaxBackward1(Op):
-    """clamp_max(input, max: Tensor): input gets grad where input <= max, max where input > max."""
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, hi):
-        return xp.minimum(a, hi)
-
-    def backward(self, g):
-        x, hi = self.saved()
-        nf = self.next_functions
-        return (where_(x <= hi, g, 0.0) if nf[0][0] is not None else None,
-                where_(x > hi, g, 0.0) if nf[1][0] is not None else None)
-
-
-def _clamp_mixed_error(lo, hi):
-    def tname(v):
-        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-
-    got = ", ".join(tname(v) for v in (lo, hi) if v is not None)
-    marks = ", ".join(f"!{tname(v)}!" for v in (lo, hi) if v is not None)
-    return TypeError(
-        f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-        " * (Tensor min = None, Tensor max = None)\n"
-        f"      didn't match because some of the arguments have invalid types: ({marks})\n"
-        " * (Number min = None, Number max = None)\n"
-        f"      didn't match because some of the arguments have invalid types: ({marks})\n"
-    )
-
-
-def clamp(input, min=None, max=None):  # noqa: A002
-    """clamp(input, min, max): both bounds numbers (ClampBackward1) or tensors (ClampBackward0); min > max gives max."""
-    lo, hi = min, max
-    if lo is None and hi is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError(cs.CLAMP)
-    lo_t, hi_t = isinstance(lo, Tensor), isinstance(hi, Tensor)
-    if lo_t or hi_t:
-        if (lo is not None and not lo_t) or (hi is not None and not hi_t):
-            raise _clamp_mixed_error(lo, hi)
-        from .._dtype import result_type
-
-        present = [t for t in (lo, hi) if t is not None]
-        rt = result_type(input._data, *[t._data for t in present])
-        if rt.kind == "c":  # complex bounds of a real input: the kernel torch dispatches to has no complex form
-            raise cs.kernel_error("clamp_cpu" if len(present) == 2 else "maximum_cpu" if lo_t else "minimum_cpu", rt)
-        arrays = tuple(t._data if t._data.dtype == rt else t._data.astype(rt) for t in (input, *present))
-        return apply(ClampBackward0, (input, *present), (lo is not None, hi is not None), arrays)
-    from .._dtype import result_type
-
-    if type(lo) is complex or type(hi) is complex:  # torch reads scalar bounds as double
-        raise RuntimeError("value cannot be converted to type double without overflow")
-    operands = [v for v in (lo, hi) if v is not None]
-    rt = result_type(input._data, *operands)
-    d = input._data if input._data.dtype == rt else input._data.astype(rt)
-    if d.dtype.kind == "b":
-        d = d.astype(xp.int64)
-    return apply(ClampBackward1, (input,), (lo, hi), (d,))
-
-
-clip = clamp
-
-
-def clamp_min(input, min):  # noqa: A002
-    if isinstance(min, Tensor):
-        x, y = prepare(input, min)
-        cs.no_complex(x, "maximum_cpu")
-        return apply(ClampMinBackward1, (input, min), (), (x, y))
-    x, y = prepare(input, min)
-    cs.refuse_complex(x, cs.CLAMP)
-    return apply(ClampMinBackward0, (input,), (y,), (x,))
-
-
-def clamp_max(input, max):  # noqa: A002
-    if isinstance(max, Tensor):
-        x, y = prepare(input, max)
-        cs.no_complex(x, "minimum_cpu")
-        return apply(ClampMaxBackward1, (input, max), (), (x, y))
-    x, y = prepare(input, max)
-    cs.refuse_complex(x, cs.CLAMP)
-    return apply(ClampMaxBackward0, (input,), (y,), (x,))
-
-
 def where(condition, input=None, other=None):  # noqa: A002
     """torch.where(condition, input, other); ``where(condition)`` gives the indices of True elements."""
     if input is None and other is None:
@@ -2266,39 +1184,6 @@ def _inplace_no_tensor_args(fn):
 
     method.__name__ = fn.__name__ + "_"
     return method
-
-
-class _NoInplaceDerivative(Op):
-    """The node of an in-place form derivatives.yaml marks ``not_implemented`` (asinh_, acosh_, atanh_):
-    the forward is the op's, the backward raises torch's NotImplementedError."""
-
-    def backward(self, g):
-        raise NotImplementedError(f"the derivative for 'inplace version of {self.what}' is not implemented.")
-
-
-def _no_inplace_derivative(name: str, fn):
-    stem = name[0].upper() + name[1:]
-    return register(type(f"{stem}Backward1", (_NoInplaceDerivative,), {
-        "__doc__": f"{name}_ (in place): torch has no derivative for it; its backward raises torch's error.",
-        "forward": staticmethod(fn), "what": name, "__module__": __name__,
-    }))
-
-
-_INPLACE_NODE = {name: _no_inplace_derivative(name, fn) for name, fn in (
-    ("asinh", AsinhBackward0.forward), ("acosh", AcoshBackward0.forward), ("atanh", AtanhBackward0.forward))}
-
-_INPLACE_UNARY = dict(
-    exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, tan=tan, asin=asin, acos=acos,
-    atan=atan, arcsin=asin, arccos=acos, arctan=atan, sinh=sinh, cosh=cosh, asinh=asinh, acosh=acosh, atanh=atanh,
-    arcsinh=asinh, arccosh=acosh, arctanh=atanh, erf=erf, erfc=erfc, erfinv=erfinv, sign=sign, floor=floor, ceil=ceil,
-    round=round, trunc=trunc, fix=fix, frac=frac, nan_to_num=nan_to_num, square=square, reciprocal=reciprocal,
-    absolute=abs, negative=neg,
-)
-_INPLACE_BINARY = dict(
-    clamp=clamp, clip=clip, clamp_min=clamp_min, clamp_max=clamp_max, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv,
-    atan2=atan2, arctan2=atan2, remainder=remainder, fmod=fmod, floor_divide=floor_divide, float_power=float_power,
-    xlogy=xlogy, hypot=hypot, copysign=copysign,
-)
 
 
 def _div_(self, other, *, rounding_mode=None):
@@ -2341,27 +1226,24 @@ def _float_power_(self, exponent):
     return _inplace(self, lambda a: float_power(a, exponent))
 
 
+_INPLACE_UNARY = dict(square=square, reciprocal=reciprocal, absolute=abs, negative=neg)
+_INPLACE_BINARY = dict(
+    lerp=lerp, addcmul=addcmul, addcdiv=addcdiv, remainder=remainder, fmod=fmod, floor_divide=floor_divide,
+    float_power=float_power,
+)
+
+
 def _pw_tensor_methods():
-    methods = {name: fn for name, fn in dict(
-        exp2=exp2, expm1=expm1, log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, square=square, sign=sign,
-        tan=tan, asin=asin, acos=acos, atan=atan, arcsin=asin, arccos=acos, arctan=atan, atan2=atan2,
-        arctan2=atan2, sinh=sinh, cosh=cosh, asinh=asinh, acosh=acosh, atanh=atanh, arcsinh=asinh,
-        arccosh=acosh, arctanh=atanh, erf=erf, erfc=erfc, erfinv=erfinv, lerp=lerp, addcmul=addcmul,
-        addcdiv=addcdiv, clamp=clamp, clip=clip, clamp_min=clamp_min, clamp_max=clamp_max, maximum=maximum,
-        minimum=minimum, fmax=fmax, fmin=fmin, floor=floor, ceil=ceil, round=round, trunc=trunc, fix=fix,
-        frac=frac, nan_to_num=nan_to_num, xlogy=xlogy, logaddexp=logaddexp, hypot=hypot, copysign=copysign,
-        remainder=remainder, fmod=fmod, floor_divide=floor_divide, float_power=float_power,
-        where=_tensor_where, relu=relu, div=div, divide=div,
+    methods = dict(
+        square=square, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv, remainder=remainder, fmod=fmod,
+        floor_divide=floor_divide, float_power=float_power, where=_tensor_where, relu=relu, div=div, divide=div,
         __mod__=remainder, __floordiv__=floor_divide,
         __rmod__=reflected(remainder), __rfloordiv__=reflected(floor_divide),
-    ).items()}
+    )
     for name, fn in _INPLACE_UNARY.items():
         methods[name + "_"] = _inplace_method(fn)
     for name, fn in _INPLACE_BINARY.items():
         methods[name + "_"] = _inplace_no_tensor_args(fn)
-    methods["relu_"] = relu_
-    for name, fn in (("asinh", asinh), ("acosh", acosh), ("atanh", atanh)):  # torch: no derivative in place
-        methods[name + "_"] = methods["arc" + name[1:] + "_"] = _inplace_method(fn, _INPLACE_NODE[name])
     methods["abs_"] = _abs_
     methods["sgn_"] = _sgn_
     methods["float_power_"] = _float_power_
@@ -2371,82 +1253,12 @@ def _pw_tensor_methods():
     return methods
 
 
-# ------------------------------------------------------------------ logit
-@register
-class LogitBackward0(Op):
-    """logit(input, eps=None) = log(z / (1 - z)), z = input clamped to [eps, 1 - eps] (eps >= 0 only).
-
-    Float/complex in, integers promote to the default float. Backward (derivatives.yaml:
-    infinitely_differentiable_logit_backward): grad / (x (1 - x)) where eps <= x <= 1 - eps and 0 elsewhere;
-    without eps, grad / (x (1 - x)) inside [0, 1] (inf at 0 and 1) and NaN outside. A negative eps does not
-    clamp the forward but does bound the gradient to [eps, 1 - eps], as torch's.
-    """
-
-    save_inputs = True
-
-    @staticmethod
-    def forward(a, eps):
-        z = a if eps is None or eps < 0 else xp.clip(a, eps, 1 - eps)
-        return xp.log(z / (1 - z))
-
-    def backward(self, g):
-        (x,) = self.saved()
-        eps = self._params[0]
-        # torch's formula takes a given eps literally here, a negative one too (whose forward does not clamp)
-        lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-        inside = (x >= lo).logical_and(x <= hi)
-        if eps is not None:
-            return (where_(inside, g / (x * (1 - x)), 0.0),)
-        # torch's NaN outside [0, 1], written as a constant factor (1 inside, NaN outside) of a formula linear
-        # in g: forward AD derives its tangent from it (Note [Tangents from the backward formulas]) and so gets
-        # torch's NaN there, where a NaN branch of the where would be lost
-        nan_outside = wrap(xp.where(inside._data, 1.0, xp.nan).astype(x._data.dtype))
-        return (where_(inside, g / (x * (1 - x)), g) * nan_outside,)
-
-    def backward_arrays(self, g):
-        """Under a plain backward torch runs its logit_backward kernel instead, which treats a negative eps
-        as no eps (NaN outside [0, 1]); this path is the same choice (Note [Backward on arrays])."""
-        (x,) = self.saved()
-        x = x._data
-        eps = self._params[0]
-        if eps is None or eps < 0:
-            lo, hi, outside = 0.0, 1.0, xp.nan
-        else:
-            lo, hi, outside = eps, 1.0 - eps, 0.0
-        out = xp.where((x >= lo) & (x <= hi), g / (x * (1 - x)), xp.asarray(outside, dtype=x.dtype))
-        return (wrap(out.astype(x.dtype, copy=False)),)
-
-
-def logit(input: Tensor, eps=None) -> Tensor:  # noqa: A002 - torch's name
-    """torch.logit(input, eps=None) (LogitBackward0); no complex kernel, as torch."""
-    cs.no_complex(input._data, "logit_cpu")
-    return apply(LogitBackward0, (input,), (eps,), _float_input(input))
-
-
 # ------------------------------------------------------------------ registration
 # What this family adds to dyngrad's top level (``dyngrad.<name>``) and to Tensor
 # (``Tensor.<name>``); __init__.py and _tensor_methods.py merge these at import.
 EXPORTS: dict = dict(
-    floor_divide=floor_divide, remainder=remainder, fmod=fmod, float_power=float_power, exp2=exp2, expm1=expm1,
-    log2=log2, log10=log10, log1p=log1p, rsqrt=rsqrt, square=square, sign=sign, tan=tan, asin=asin, acos=acos,
-    atan=atan, arcsin=asin, arccos=acos, arctan=atan, atan2=atan2, arctan2=atan2, sinh=sinh, cosh=cosh,
-    asinh=asinh, acosh=acosh, atanh=atanh, arcsinh=asinh, arccosh=acosh, arctanh=atanh, erf=erf, erfc=erfc,
-    erfinv=erfinv, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv, clamp=clamp, clip=clip, clamp_min=clamp_min,
-    clamp_max=clamp_max, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, floor=floor, ceil=ceil,
-    round=round, trunc=trunc, fix=fix, frac=frac, nan_to_num=nan_to_num, xlogy=xlogy, logaddexp=logaddexp,
-    hypot=hypot, copysign=copysign, selu=selu, celu=celu, selu_=selu_, celu_=celu_, relu_=relu_,
-    threshold=threshold, threshold_=threshold_,
+    floor_divide=floor_divide, remainder=remainder, fmod=fmod, float_power=float_power, square=square, lerp=lerp,
+    addcmul=addcmul, addcdiv=addcdiv,
 )
 TENSOR_METHODS: dict = _pw_tensor_methods()
-EXPORTS["logit"] = TENSOR_METHODS["logit"] = logit
-EXPORTS["sinc"] = TENSOR_METHODS["sinc"] = sinc
-TENSOR_METHODS["sinc_"] = _inplace_method(sinc)
-SPECIAL_EXPORTS: dict = {"sinc": sinc}  # dyngrad.special.<name>
-TENSOR_METHODS["logit_"] = _inplace_no_tensor_args(logit)
 LINALG_EXPORTS: dict = {}  # dyngrad.linalg.<name>
-FUNCTIONAL_EXPORTS: dict = dict(  # dyngrad.nn.functional.<name>
-    relu=relu_functional, relu_=relu_, sigmoid=sigmoid, tanh=tanh, logsigmoid=logsigmoid, softplus=softplus,
-    relu6=relu6, leaky_relu=leaky_relu, leaky_relu_=leaky_relu_, elu=elu, elu_=elu_, selu=selu, selu_=selu_,
-    celu=celu, celu_=celu_, gelu=gelu, silu=silu, mish=mish, hardtanh=hardtanh, hardtanh_=hardtanh_,
-    hardsigmoid=hardsigmoid, hardswish=hardswish, threshold=threshold, threshold_=threshold_,
-)

@@ -310,7 +310,7 @@ def values_indices(values, indices, name: str = "max"):
 
 def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
     if isinstance(dim, Tensor) or other is not None:  # max(input, other): the elementwise form
-        from .pointwise import maximum, minimum
+        from .clamp_minmax import maximum, minimum
 
         o = dim if isinstance(dim, Tensor) else other
         return maximum(a, o) if name == "max" else minimum(a, o)

@@ -26,10 +26,10 @@ from .._backend import xp
 from .._dtype import default_float_np, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import forward_ad as _fw_ad
+from . import exp_log, nn_kernels, reduction, rounding, trigonometric
 from . import gamma as _gamma
 from . import gaussian as _gaussian
 from . import incomplete_gamma as _igamma
-from . import nn_kernels, reduction
 from . import pointwise as pw
 from ._promote import prepare
 from .registry import Op, apply, register
@@ -515,7 +515,7 @@ def ndtr(input):  # noqa: A002
     d = _unary_input("special_ndtr", input, "erf_vml_cpu")
     x = input if d is input._data else wrap(d)
     scaled = apply(MulBackward1, (x,), (_SQRT1_2,))
-    return apply(MulBackward1, (apply(AddBackward1, (pw.erf(scaled),), (1.0,)),), (0.5,))
+    return apply(MulBackward1, (apply(AddBackward1, (exp_log.erf(scaled),), (1.0,)),), (0.5,))
 
 
 # ====================================================================== sinc, entr
@@ -557,12 +557,11 @@ class SincBackward0(Op):
 def sinc(input):  # noqa: A002
     """torch.sinc(input): the normalized sinc sin(pi x) / (pi x), 1 at 0 (SincBackward0).
 
-    Dtypes as lgamma; complex input takes pointwise.sinc's complex formula (same node name).
+    Dtypes as lgamma; complex input takes trigonometric.sinc's complex formula (same node name; imported
+    above, so that this module's SincBackward0, declared later, is the one REGISTRY lists, as before the split).
     """
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
-        from .pointwise import sinc as complex_sinc  # the complex-capable formula
-
-        return complex_sinc(input)
+        return trigonometric.sinc(input)  # the complex-capable formula
     return apply(SincBackward0, (input,), (), (_unary_input("sinc", input, "sinc_cpu"),))
 
 
@@ -772,7 +771,7 @@ def special_round(input, *, decimals=0):  # noqa: A002
     d = input._data
     if d.dtype.kind not in "fV":
         raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", d.dtype)
-    return apply(pw.RoundBackward1, (input,), (int(decimals),))
+    return apply(rounding.RoundBackward1, (input,), (int(decimals),))
 
 
 _MISSING = object()
@@ -832,13 +831,13 @@ def _unary_alias(name: str, fn, doc: str):
 def special_logit(input, eps=None):  # noqa: A002
     """special.logit(input, eps=None): torch.logit (LogitBackward0)."""
     _need_tensor("special_logit", input)
-    return pw.logit(input, eps)
+    return exp_log.logit(input, eps)
 
 
 def special_xlogy(input, other):  # noqa: A002
     """special.xlogy(input, other): torch.xlogy (XlogyBackward0/1/2)."""
     _scalar_variants("special_xlogy", input, other)
-    return pw.xlogy(input, other)
+    return exp_log.xlogy(input, other)
 
 
 def special_polygamma(n, input):  # noqa: A002
@@ -919,7 +918,7 @@ def _inplace_binary(fn_name: str, compute):
 def _logit_(self, eps=None):
     from .inplace import inplace as _run_inplace
 
-    return _run_inplace(self, lambda a: pw.logit(a, eps))
+    return _run_inplace(self, lambda a: exp_log.logit(a, eps))
 
 
 def _polygamma_(self, n):
@@ -953,18 +952,18 @@ SPECIAL_EXPORTS: dict = dict(
     gammainc=special_gammainc,
     gammaincc=special_gammaincc,
     zeta=_renamed(zeta, "special_zeta"),
-    erf=_unary_alias("erf", pw.erf, "special.erf(input): torch.erf (ErfBackward0)."),
-    erfc=_unary_alias("erfc", pw.erfc, "special.erfc(input): torch.erfc (ErfcBackward0)."),
+    erf=_unary_alias("erf", exp_log.erf, "special.erf(input): torch.erf (ErfBackward0)."),
+    erfc=_unary_alias("erfc", exp_log.erfc, "special.erfc(input): torch.erfc (ErfcBackward0)."),
     erfcx=_renamed(erfcx, "special_erfcx"),
-    erfinv=_unary_alias("erfinv", pw.erfinv, "special.erfinv(input): torch.erfinv (ErfinvBackward0)."),
+    erfinv=_unary_alias("erfinv", exp_log.erfinv, "special.erfinv(input): torch.erfinv (ErfinvBackward0)."),
     ndtr=_renamed(ndtr, "special_ndtr"),
     ndtri=_renamed(ndtri, "special_ndtri"),
     log_ndtr=_renamed(log_ndtr, "special_log_ndtr"),
     expit=_unary_alias("expit", pw.sigmoid, "special.expit(input): torch.sigmoid (SigmoidBackward0)."),
     logit=_renamed(special_logit, "special_logit"),
-    exp2=_unary_alias("exp2", pw.exp2, "special.exp2(input): torch.exp2 (Exp2Backward0)."),
-    expm1=_unary_alias("expm1", pw.expm1, "special.expm1(input): torch.expm1 (Expm1Backward0)."),
-    log1p=_unary_alias("log1p", pw.log1p, "special.log1p(input): torch.log1p (Log1PBackward0)."),
+    exp2=_unary_alias("exp2", exp_log.exp2, "special.exp2(input): torch.exp2 (Exp2Backward0)."),
+    expm1=_unary_alias("expm1", exp_log.expm1, "special.expm1(input): torch.expm1 (Expm1Backward0)."),
+    log1p=_unary_alias("log1p", exp_log.log1p, "special.log1p(input): torch.log1p (Log1PBackward0)."),
     xlogy=_renamed(special_xlogy, "special_xlogy"),
     xlog1py=_renamed(xlog1py, "special_xlog1py"),
     entr=_renamed(entr, "special_entr"),

@@ -7,6 +7,7 @@ from .._backend import xp
 from .._tensor import wrap
 from . import comparison as cmp
 from . import pointwise as pw
+from . import rounding
 from . import shape as sh
 from .indexing import gather, index_add, index_select
 from .nn_kernels import _shape_list, _type_name
@@ -164,7 +165,7 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, nsp):  # noqa: A0
         count *= v
     kernel = kernel_size if nsp == 1 else k
     out = avg(pw.pow(input, norm_type), kernel, stride if stride is not None else kernel, 0, ceil_mode)
-    return pw.pow(pw.mul(pw.mul(pw.sign(out), pw.relu(pw.abs(out))), count), 1.0 / norm_type)
+    return pw.pow(pw.mul(pw.mul(rounding.sign(out), pw.relu(pw.abs(out))), count), 1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode: bool = False):  # noqa: A002
@@ -228,15 +229,15 @@ class PdistBackward0(Op):
         gcol, dcol = sh.unsqueeze(g, -1), sh.unsqueeze(d, -1)
         zero = pw.mul(diff, 0)
         if p == 1:
-            gd = pw.mul(pw.sign(diff), gcol)
+            gd = pw.mul(rounding.sign(diff), gcol)
         elif p == float("inf"):
-            gd = pw.mul(pw.mul(pw.sign(diff), cmp.eq(pw.abs(diff), dcol)), gcol)
+            gd = pw.mul(pw.mul(rounding.sign(diff), cmp.eq(pw.abs(diff), dcol)), gcol)
         elif p == 2:
             gd = pw.where(cmp.eq(dcol, 0), zero, pw.div(pw.mul(diff, gcol), dcol))
         else:
             safe_d = pw.where(cmp.eq(dcol, 0), pw.add(zero, 1), dcol)
             safe_diff = pw.where(cmp.eq(diff, 0), pw.add(zero, 1), pw.abs(diff))
-            term = pw.div(pw.mul(pw.mul(pw.sign(diff), pw.pow(safe_diff, p - 1)), gcol), pw.pow(safe_d, p - 1))
+            term = pw.div(pw.mul(pw.mul(rounding.sign(diff), pw.pow(safe_diff, p - 1)), gcol), pw.pow(safe_d, p - 1))
             dead = cmp.eq(dcol, 0) if p >= 1 else cmp.logical_or(cmp.eq(dcol, 0), cmp.eq(diff, 0))
             gd = pw.where(dead, zero, term)
         base = pw.mul(x, 0)

@@ -32,8 +32,9 @@ from collections.abc import Iterable
 from .. import _dtype
 from .._creation import arange, empty, linspace, ones, tensor
 from .._ops.bessel import i0
+from .._ops.clamp_minmax import minimum
 from .._ops.pointwise import abs as _abs
-from .._ops.pointwise import cos, exp, minimum, sin, sqrt
+from .._ops.pointwise import cos, exp, sin, sqrt
 from .._ops.pointwise import pow as _pow
 from .._tensor import Tensor, strided
 
