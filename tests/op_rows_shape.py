@@ -1,4 +1,5 @@
-"""Rows for the shape and movement family (src/dyngrad/_ops/shape.py); they join tests/op_table.py."""
+"""Rows for the shape and movement family (src/dyngrad/_ops/shape.py, join_split.py, diagonals.py, padding.py); they
+join tests/op_table.py."""
 
 from __future__ import annotations
 

@@ -23,7 +23,8 @@ from test_ops import _draw_case
 # an empty tensor (torch's tangent is nan, the one derived from backward is 0) in l1_loss/kl_div,
 # clamp with tensor bounds at the bounds, nanmedian at ties, scatter_reduce, and index_put with
 # repeated indices (torch's tangent does not sum duplicates; its backward does).
-_FAMILIES = ("pointwise", "exp_log", "trigonometric", "rounding", "clamp_minmax", "activations", "reduction", "sorting", "shape", "indexing")
+_FAMILIES = ("pointwise", "exp_log", "trigonometric", "rounding", "clamp_minmax", "activations", "reduction", "sorting",
+             "shape", "join_split", "diagonals", "padding", "indexing")
 _MATMUL = {"DotBackward0", "MvBackward0", "MmBackward0", "BmmBackward0", "SqueezeBackward4", "UnsafeViewBackward0"}
 _DIVERGENT = {
     "fmax", "fmin", "xlogy_zeros", "xlogy_scalar_other", "var", "std", "var_mean", "std_mean",

@@ -90,18 +90,17 @@ from ._ops.pointwise import (
 )
 from ._ops.pointwise import where_ as _where
 from ._ops.reduction import max, mean, min, sum
+from ._ops.join_split import stack, unbind
 from ._ops.shape import (
     clone,
     expand_as,
     permute,
     reshape,
     squeeze,
-    stack,
     swapaxes,
     swapdims,
     t,
     transpose,
-    unbind,
     unsqueeze,
 )
 from ._tensor import (  # noqa: E402

@@ -329,7 +329,7 @@ def _first_sample(g: Tensor, lay: tuple, own: dict) -> Tensor:
         n = own[lv]
         g = g.unsqueeze(0)
         if n > 1:
-            from .._ops.shape import cat
+            from .._ops.join_split import cat
 
             zeros = np.zeros((n - 1,) + tuple(g.shape[1:]), dtype=g._data.dtype)
             g = cat([g, wrap(zeros)], 0)
@@ -481,7 +481,7 @@ def _stack_grads(gs, level):
     if any(g is None for g in gs):
         ref = next(g for g in gs if g is not None)
         gs = [g if g is not None else wrap(np.zeros_like(ref._data)) for g in gs]
-    from .._ops.shape import stack
+    from .._ops.join_split import stack
 
     s = stack(list(gs), 0)
     from .tensors import add_batch_level

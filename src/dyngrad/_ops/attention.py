@@ -38,6 +38,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import saved_hooks
 from ..autograd.grad_mode import _state, no_grad
+from . import join_split
 from . import matmul as mm
 from . import nn_kernels as nk
 from . import reduction as red
@@ -492,7 +493,7 @@ def _in_projection_packed(q, k, v, w, b=None):
 
 def _pad_last(t: Tensor) -> Tensor:
     """F.pad(t, (0, 1)): one zero column."""
-    return sh.cat([t, _creation.zeros((*t.shape[:-1], 1), dtype=t.dtype)], -1)
+    return join_split.cat([t, _creation.zeros((*t.shape[:-1], 1), dtype=t.dtype)], -1)
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int, in_proj_weight,
@@ -567,8 +568,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
             raise AssertionError("bias cannot be added to static key.")
         if static_v is not None:
             raise AssertionError("bias cannot be added to static value.")
-        k = sh.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = sh.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = join_split.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = join_split.cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None:
@@ -582,8 +583,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     v = _heads(v, static_v, bsz, num_heads, head_dim, "static_v")
     if add_zero_attn:
         zeros = (bsz * num_heads, 1, head_dim)
-        k = sh.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
-        v = sh.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
+        k = join_split.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
+        v = join_split.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None:

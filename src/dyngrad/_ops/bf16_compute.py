@@ -33,7 +33,8 @@ _ndarray = np.ndarray
 # modules whose ops only move or pick data: they run on the bfloat16 arrays as they are
 _DATA_MOVEMENT_MODULES = frozenset(
     "dyngrad._ops." + m
-    for m in ("shape", "shape_extras", "indexing", "indexing_extra", "copies", "broadcast", "inplace", "complex")
+    for m in ("shape", "join_split", "diagonals", "padding", "shape_extras", "indexing", "indexing_extra", "copies",
+              "broadcast", "inplace", "complex")
 )
 # the view ops defined elsewhere (every op whose result _mark_view makes a view of its input)
 _VIEW_OPS = frozenset(("_Frames", "ReshapeAliasBackward0"))

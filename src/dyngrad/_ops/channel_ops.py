@@ -7,6 +7,7 @@ from __future__ import annotations
 from .._backend import xp
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled
+from . import padding
 from . import pointwise as pw
 from . import shape as sh
 from .registry import Op, apply, register
@@ -151,12 +152,12 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
         return input
     div = pw.mul(input, input)
     if dim == 3:
-        div = sh.pad(sh.unsqueeze(div, 1), (0, 0, size // 2, (size - 1) // 2))
+        div = padding.pad(sh.unsqueeze(div, 1), (0, 0, size // 2, (size - 1) // 2))
         div = sh.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
     else:
         sizes = tuple(input.shape)
         div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
-        div = sh.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = padding.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = sh.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1).view(sizes)
     div = pw.pow(pw.add(pw.mul(div, alpha), k), beta)
     return pw.div(input, div)

@@ -22,6 +22,7 @@ from .._backend import xp
 from .._batching.array import BatchedArray as _BatchedArray
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import _state as _grad_state
+from . import diagonals, join_split
 from . import shape as sh
 from .indexing import AliasBackward0, SliceBackward0
 from .registry import REGISTRY, Op, apply, apply_multi, register
@@ -105,7 +106,7 @@ def _view(t: Tensor, *shape):
 
 
 alias_copy = _copy_of(_alias, "alias_copy")
-diagonal_copy = _copy_of(sh.diagonal, "diagonal_copy")
+diagonal_copy = _copy_of(diagonals.diagonal, "diagonal_copy")
 expand_copy = _copy_of(sh.expand, "expand_copy", doc="``implicit`` is accepted and ignored, as torch.")
 def _narrow(t: Tensor, dim: int, start, length: int):
     if t._data.ndim == 0:
@@ -129,14 +130,14 @@ transpose_copy = _copy_of(sh.transpose, "transpose_copy")
 def _unbind(t: Tensor, dim: int = 0):
     if t._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return sh.unbind(t, dim)
+    return join_split.unbind(t, dim)
 
 
 unbind_copy = _copy_of(_unbind, "unbind_copy")
 unfold_copy = _copy_of(sh.unfold, "unfold_copy")
 unsqueeze_copy = _copy_of(sh.unsqueeze, "unsqueeze_copy")
 view_copy = _copy_of(_view, "view_copy", "ViewBackward0_copy")
-split_with_sizes_copy = _copy_of(lambda t, sizes, dim=0: sh.split(t, list(sizes), dim), "split_with_sizes_copy")
+split_with_sizes_copy = _copy_of(lambda t, sizes, dim=0: join_split.split(t, list(sizes), dim), "split_with_sizes_copy")
 
 
 def _expand_copy(input, size, *, implicit=False, out=None):  # noqa: A002
@@ -149,8 +150,8 @@ expand_copy = _expand_copy
 
 # the nodes the copies record, made (and listed in REGISTRY) at import so that the registry does not depend on calls
 for _view_cls in (AliasBackward0, ExpandBackward0, PermuteBackward0, sh.SqueezeBackward0, sh.SqueezeBackward1,
-                  sh.SqueezeBackward2, sh.TBackward0, sh.TransposeBackward0, sh.UnbindBackward0, sh.UnfoldBackward0,
-                  sh.UnsqueezeBackward0, sh.ViewBackward0, sh.SplitWithSizesBackward0):
+                  sh.SqueezeBackward2, sh.TBackward0, sh.TransposeBackward0, join_split.UnbindBackward0, sh.UnfoldBackward0,
+                  sh.UnsqueezeBackward0, sh.ViewBackward0, join_split.SplitWithSizesBackward0):
     _copy_class(_view_cls)
 _copy_class(SliceBackward0, "NarrowCopyBackward0")
 
@@ -210,7 +211,7 @@ class DiagonalScatterBackward0(_ScatterOp):
     @classmethod
     def region_tensor(cls, g, params):
         offset, d1, d2 = params
-        return sh.diagonal(g, offset, d1, d2)
+        return diagonals.diagonal(g, offset, d1, d2)
 
 
 @register

@@ -368,7 +368,7 @@ def resize(x: Tensor, dims, sizes) -> Tensor:
         if have > n:
             x = slice_view(x, d, 0, n)
     if must_pad:
-        from .shape import pad
+        from .padding import pad
 
         x = pad(x, pad_amount)
     return x

@@ -84,7 +84,7 @@ def _householder_vjp(a: Tensor, tau: Tensor, gq: Tensor, ncols: int):
         gtaus[i] = -matmul(v.mH, matmul(g, v))[..., 0, 0]
         gvs[i] = -t.conj() * matmul(g, v) - t * matmul(g.mH, v)
         suffix = matmul(reflectors[i], suffix)
-    from .shape import cat, stack
+    from .join_split import cat, stack
 
     if k == 0:
         return wrap(xp.zeros(tuple(a.shape), dtype=dtype)), wrap(xp.zeros(tuple(tau.shape), dtype=dtype))

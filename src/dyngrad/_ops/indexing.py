@@ -892,7 +892,7 @@ class MaskedScatterBackward0(Op):
         gs = masked_fill(g, wrap(mask), 0.0) if self.needs_input_grad(0) else None
         gsrc = None
         if self.needs_input_grad(1):
-            from .shape import cat
+            from .join_split import cat
 
             sel = masked_select(g, wrap(mask))
             size = 1

@@ -115,7 +115,7 @@ def vander(x: Tensor, *, N=None) -> Tensor:  # noqa: N803 - torch's name
         x = x.to(wrap(xp.zeros((), xp.int64)).dtype)
     ones = wrap(xp.ones(tuple(x.shape) + (1,), dtype=x._data.dtype))
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
-    from .shape import cat
+    from .join_split import cat
 
     return cat([ones, powers], -1)
 
@@ -283,7 +283,7 @@ class LinalgMatrixExpBackward0(Op):
     def backward(self, g):
         (a,) = self.saved()
         ah = a.mH
-        from .shape import cat
+        from .join_split import cat
 
         n = a.shape[-1]
         zeros = wrap(xp.zeros(tuple(a.shape), dtype=a._data.dtype))

@@ -131,7 +131,7 @@ def _lu_backward(p: Tensor, lower: Tensor, upper: Tensor, gl, gu) -> Tensor:
         x = solve_triangular(lower.mH, inner, upper=True, unitriangular=True)
         ga1 = solve_triangular(u1.mH, x, upper=False, left=False)
         ga2 = solve_triangular(lower.mH, gu2, upper=True, unitriangular=True)
-        from .shape import cat
+        from .join_split import cat
 
         return matmul(p, cat([ga1, ga2], -1))
     l1, l2, gl1, gl2 = lower[..., :k, :], lower[..., k:, :], gl[..., :k, :], gl[..., k:, :]
@@ -139,7 +139,7 @@ def _lu_backward(p: Tensor, lower: Tensor, upper: Tensor, gl, gu) -> Tensor:
     x = solve_triangular(l1.mH, inner, upper=True, unitriangular=True)
     gb1 = solve_triangular(upper.mH, x, upper=False, left=False)
     gb2 = solve_triangular(upper.mH, gl2, upper=False, left=False)
-    from .shape import cat
+    from .join_split import cat
 
     return matmul(p, cat([gb1, gb2], -2))
 
@@ -298,7 +298,7 @@ class LuUnpackBackward0(Op):
     def backward(self, g_p, g_l, g_u):
         m, n = self._meta[1][0][-2:][0], self._meta[2][0][-1]
         k = min(m, n)
-        from .shape import cat
+        from .join_split import cat
 
         gl = g_l.tril(-1)
         gu = g_u.triu()

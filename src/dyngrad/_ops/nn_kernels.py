@@ -21,7 +21,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.grad_mode import is_grad_enabled
-from . import autocast_policy
+from . import autocast_policy, join_split
 from . import matmul as _products
 from . import pointwise as pw
 from . import reduction as red
@@ -651,7 +651,7 @@ class GluBackward0(Op):
         a, b = sh.narrow(x, dim, 0, half), sh.narrow(x, dim, half, half)
         sb = pw.sigmoid(b)
         ga = g * sb
-        return (sh.cat([ga, ga * a * (1 - sb)], dim),)
+        return (join_split.cat([ga, ga * a * (1 - sb)], dim),)
 
 
 def glu(input, dim: int = -1):  # noqa: A002

@@ -1113,7 +1113,7 @@ class CumprodBackward0(Op):
         return xp.cumprod(a, axis=axis, dtype=dtype)
 
     def backward(self, g):
-        from .shape import stack
+        from .join_split import stack
 
         a, _ = self.saved()
         axis, _ = self._params

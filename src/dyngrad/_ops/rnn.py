@@ -215,8 +215,8 @@ def _lstm_layer_backward_arrays(grad_out, grad_hy, grad_cy, x, w_ih, w_hh, h0, o
 
 def lstm_layer_composite(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse: bool = False):
     """The same layer with dyngrad's differentiable ops, one LSTMCell step at a time (for create_graph)."""
+    from . import join_split
     from . import nn_kernels as nk
-    from . import shape as sh
 
     steps = x.shape[0]
     outs = [None] * steps
@@ -226,7 +226,7 @@ def lstm_layer_composite(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse: bool = False)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
         outs[t] = h
-    return sh.stack(outs, 0), h, c
+    return join_split.stack(outs, 0), h, c
 
 
 @register

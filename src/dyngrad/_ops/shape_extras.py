@@ -1,4 +1,4 @@
-"""Shape functions beyond shape.py: ravel, the split variants (split_with_sizes, unsafe_split, unsafe_chunk,
+"""Shape functions beyond shape.py and join_split.py: ravel, the split variants (split_with_sizes, unsafe_split, unsafe_chunk,
 hsplit / vsplit / dsplit), constant_pad_nd, block_diag, diagflat, cartesian_prod, combinations,
 Tensor.sum_to_size and torch.fill.
 
@@ -16,6 +16,7 @@ import itertools
 from .._backend import xp
 from .._dtype import result_type
 from .._tensor import Tensor, _wrap_dim, wrap
+from . import diagonals, join_split, padding
 from . import shape as sh
 from .registry import Op, apply, apply_multi, register
 
@@ -47,16 +48,16 @@ def split_with_sizes(input, split_sizes, dim: int = 0):  # noqa: A002 - torch's 
     if sum(sizes) != n:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                            f"dimension {d}), but got split_sizes={list(sizes)}")
-    return sh._split(input, sh.SplitWithSizesBackward0, d, sizes)
+    return join_split._split(input, join_split.SplitWithSizesBackward0, d, sizes)
 
 
 @register
-class UnsafeSplitBackward0(sh._SplitOp):
+class UnsafeSplitBackward0(join_split._SplitOp):
     """unsafe_split(split_size) and unsafe_chunk: split's pieces without view tracking; backward as split's."""
 
 
 @register
-class UnsafeSplitWithSizesBackward0(sh._SplitOp):
+class UnsafeSplitWithSizesBackward0(join_split._SplitOp):
     """unsafe_split_with_sizes(sizes): split_with_sizes' pieces without view tracking; backward as split's."""
 
 
@@ -122,7 +123,7 @@ def _directional_split(name: str, dim: int, min_dims: int, input, indices_or_sec
         if indices_or_sections == 0 or n % indices_or_sections != 0:
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
                                f"{n} is not divisible by the split_size {indices_or_sections}!")
-    return sh.tensor_split(input, indices_or_sections, dim)
+    return join_split.tensor_split(input, indices_or_sections, dim)
 
 
 def hsplit(input, indices_or_sections):  # noqa: A002 - torch's name
@@ -149,11 +150,11 @@ def constant_pad_nd(input, pad, value=0):  # noqa: A002 - torch's name
     _need_tensor("constant_pad_nd", input)
     pad = tuple(int(p) for p in pad)
     if isinstance(value, complex):  # (nn.functional.pad's binding takes a float; constant_pad_nd's a Scalar)
-        sh.pad(input.detach(), pad, "constant", 0)  # its checks and texts
+        padding.pad(input.detach(), pad, "constant", 0)  # its checks and texts
         k = len(pad) // 2
         pads = tuple((pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k))
-        return apply(sh.ConstantPadNdBackward0, (input,), (pads, value))
-    return sh.pad(input, pad, "constant", value)
+        return apply(padding.ConstantPadNdBackward0, (input,), (pads, value))
+    return padding.pad(input, pad, "constant", value)
 
 
 @register
@@ -224,7 +225,7 @@ def diagflat(input, offset: int = 0):  # noqa: A002 - torch's name
     """torch.diagflat(input, offset=0): the flattened input on the ``offset`` diagonal of a square zero matrix
     (DiagEmbedBackward0, as torch)."""
     _need_tensor("diagflat", input)
-    return sh.diag_embed(sh.reshape(input, -1), offset)
+    return diagonals.diag_embed(sh.reshape(input, -1), offset)
 
 
 def cartesian_prod(*tensors):
@@ -237,8 +238,8 @@ def cartesian_prod(*tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
     if len(tensors) == 1:
         return tensors[0]
-    grids = sh.meshgrid(*tensors, indexing="ij")
-    return sh.stack([sh.reshape(g, -1) for g in grids], 1)
+    grids = join_split.meshgrid(*tensors, indexing="ij")
+    return join_split.stack([sh.reshape(g, -1) for g in grids], 1)
 
 
 def combinations(input, r: int = 2, with_replacement: bool = False):  # noqa: A002 - torch's name
@@ -258,7 +259,7 @@ def combinations(input, r: int = 2, with_replacement: bool = False):  # noqa: A0
     idx = xp.array(list(pick(range(n), r)), dtype=xp.int64).reshape(-1, r)
     from .indexing import index_select
 
-    return sh.stack([index_select(input, 0, wrap(xp.ascontiguousarray(idx[:, k]))) for k in range(r)], 1)
+    return join_split.stack([index_select(input, 0, wrap(xp.ascontiguousarray(idx[:, k]))) for k in range(r)], 1)
 
 
 def sum_to_size(self, *size):

@@ -93,7 +93,8 @@ def _window_repr(window) -> str:
 
 def _center_pad(input: Tensor, n_fft: int, pad_mode: str) -> Tensor:  # noqa: A002
     """torch/functional.py stft's centering: a view to 3 dims, F.pad of n_fft // 2 on both sides, a view back."""
-    from .shape import pad, view
+    from .padding import pad
+    from .shape import view
 
     signal_dim = input._data.ndim
     extended = (1,) * (3 - signal_dim) + tuple(input._data.shape)
@@ -260,7 +261,7 @@ def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=Non
                    f"{_sizes(window)}")
     full_window = _padded_window(window, win, n_fft, input)
     if align_to_window:
-        from .shape import pad
+        from .padding import pad
 
         left = (n_fft - win) // 2
         n_frames = 1 + (length - win) // hop
@@ -330,7 +331,8 @@ def istft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=No
     from .._creation import ones
     from .complex import resolve_conj, view_as_real
     from .indexing import slice_view
-    from .shape import pad, squeeze, transpose, unsqueeze, view
+    from .padding import pad
+    from .shape import squeeze, transpose, unsqueeze, view
 
     if window is None:
         _warn_once(_ISTFT_NO_WINDOW)

@@ -133,7 +133,7 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
                     else:
                         per_input[i][k] = g._data
             if create_graph:
-                from .._ops.shape import stack
+                from .._ops.join_split import stack
 
                 row = tuple(
                     (stack(graph_rows[i]) if graph_rows[i] else wrap(per_input[i])).reshape(o._data.shape + t._data.shape)

@@ -156,7 +156,7 @@ def stack_module_state(models):
         RuntimeError: no models, models of different classes or train/eval modes, a parameter that
             requires grad in some models only (torch's texts).
     """
-    from .._ops.shape import stack
+    from .._ops.join_split import stack
 
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")

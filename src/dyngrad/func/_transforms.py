@@ -573,7 +573,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
             rows = vmap(vjp_fn)(tree_unflatten(basis, out_spec))
             flat_rows = tree_flatten(rows)[0]
             stacked = [[r] for r in flat_rows] if stacked is None else [s + [r] for s, r in zip(stacked, flat_rows)]
-        from .._ops.shape import cat
+        from .._ops.join_split import cat
 
         per_primal = [cat(s, 0) if len(s) > 1 else s[0] for s in stacked]
         per_primal = [r.split(numels, dim=0) for r in per_primal]

@@ -147,7 +147,7 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         outputs.append(_flat_vmap(func, hi - lo, flat_dims, chunk, spec, out_dims, randomness, kwargs))
     flat_chunks, out_spec = zip(*[tree_flatten(o) for o in outputs])
     flat_out_dims = broadcast_prefix(out_dims, out_spec[0])
-    from .._ops.shape import cat
+    from .._ops.join_split import cat
 
     flat = [cat([c[i] for c in flat_chunks], d) for i, d in enumerate(flat_out_dims)]
     return tree_unflatten(flat, out_spec[0])

@@ -19,7 +19,7 @@ Only one parameter group is supported (ValueError otherwise, as torch).
 
 from __future__ import annotations
 
-from .._ops.shape import cat
+from .._ops.join_split import cat
 from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer
 

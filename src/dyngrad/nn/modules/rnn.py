@@ -19,8 +19,8 @@ import math
 from ... import _creation
 from ..._backend import xp
 from ..._ops.indexing import slice_view
+from ..._ops.join_split import cat, stack
 from ..._ops.rnn import lstm_layer
-from ..._ops.shape import cat, stack
 from ..._ops.shape_extras import unsafe_chunk
 from .. import functional as F
 from .. import init

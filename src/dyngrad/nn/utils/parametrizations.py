@@ -235,7 +235,7 @@ class _Orthogonal(Module):
 
 
 def _cat(tensors, dim):
-    from ..._ops.shape import cat
+    from ..._ops.join_split import cat
     return cat(tensors, dim)
 
 

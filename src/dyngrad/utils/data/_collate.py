@@ -41,7 +41,7 @@ def default_convert(data):
 def default_collate(batch):
     """Collate a list of samples into a batch (torch.utils.data.default_collate)."""
     from ... import _creation
-    from ..._ops.shape import stack
+    from ..._ops.join_split import stack
 
     elem = batch[0]
     if isinstance(elem, Tensor):
