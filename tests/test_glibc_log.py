@@ -1,0 +1,104 @@
+"""_glibc_log.log against math.log (the C library's log, which torch's CPU kernels call), bit for bit.
+
+The suite checks about 2.7 million inputs (each test a few hundred thousand): the sampler's uniforms, every
+exponent, the interval near 1 and its edges, the table's subinterval edges, subnormals and the special values.
+The same comparison on 400 million inputs was run once when the module was written (see its report).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import dyngrad
+from dyngrad import _glibc_log
+
+_u64 = np.uint64
+
+
+def _math_log(values: np.ndarray) -> np.ndarray:
+    return np.array([math.log(v) for v in values.tolist()], dtype=np.float64)
+
+
+def _assert_bits_equal(values: np.ndarray) -> None:
+    got = _glibc_log._vector_log(values)
+    want = _math_log(values)
+    bad = np.flatnonzero(got.view(_u64) != want.view(_u64))
+    assert bad.size == 0, [(float.hex(float(values[i])), float.hex(float(got[i])), float.hex(float(want[i])))
+                           for i in bad[:5]]
+
+
+def _neighbours(values: np.ndarray, spread: int = 3) -> np.ndarray:
+    """Each value and the ``spread`` doubles on either side of it (positive values)."""
+    bits = values.view(np.int64)
+    return np.concatenate([(bits + d).view(np.float64) for d in range(-spread, spread + 1)])
+
+
+def test_uniforms_as_the_samplers_draw_them():
+    # normal_fill_16 takes log(1 - u), u a multiple of 2**-53 in [0, 1); geometric takes log(u)
+    rng = np.random.default_rng(0)
+    steps = rng.integers(0, 1 << 53, 600_000)
+    _assert_bits_equal(np.concatenate([1.0 - steps * 2.0**-53, (steps[:200_000] + 1) * 2.0**-53]))
+
+
+def test_all_exponents_random_bits():
+    rng = np.random.default_rng(1)
+    _assert_bits_equal(rng.integers(1, 0x7FF0000000000000, 600_000, dtype=np.int64).view(np.float64))
+
+
+def test_near_one():
+    rng = np.random.default_rng(2)
+    tiny = np.arange(1, 20_001, dtype=np.float64) * 2.0**-52
+    edges = np.array([1 - 2.0**-4, 1 + float.fromhex("0x1.09p-4")])
+    _assert_bits_equal(np.concatenate([1.0 + rng.uniform(-0.07, 0.07, 400_000), 1.0 + tiny, 1.0 - tiny / 2,
+                                       1.0 + rng.uniform(-2.0**-20, 2.0**-20, 100_000), _neighbours(edges, 50),
+                                       [1.0]]))
+
+
+def test_table_subinterval_edges_and_powers_of_two():
+    # z's 128 subintervals start at the bits 0x3fe6... + i * 2**45; each edge at several exponents, with neighbours
+    edges = (np.uint64(0x3FE6000000000000) + np.arange(128, dtype=np.uint64) * np.uint64(1 << 45)).view(np.float64)
+    scaled = np.concatenate([edges * 2.0**e for e in (-1000, -60, -3, -1, 0, 1, 2, 50, 900)])
+    powers = 2.0 ** np.arange(-1022, 1024, dtype=np.float64)
+    _assert_bits_equal(np.concatenate([_neighbours(scaled, 20), _neighbours(powers, 3)[3:]]))
+
+
+def test_subnormals_and_extremes():
+    rng = np.random.default_rng(3)
+    subnormal = rng.integers(1, 1 << 52, 200_000, dtype=np.int64).view(np.float64)
+    small = np.arange(1, 2000, dtype=np.int64).view(np.float64)
+    extremes = np.array([5e-324, 2.0**-1022, np.nextafter(2.0**-1022, 0), np.finfo(np.float64).max,
+                         np.nextafter(np.inf, 0)])
+    _assert_bits_equal(np.concatenate([subnormal, small, extremes]))
+
+
+def test_special_values_follow_the_c_library():
+    # math.log raises for 0 and negatives; the C function (and torch's kernels) returns -inf and nan
+    values = np.array([0.0, -0.0, -1.0, -5e-324, -np.inf, np.inf, np.nan, 1.0, 2.0])
+    got = _glibc_log.log(values)
+    with np.errstate(all="ignore"):
+        want = torch.log(torch.tensor(values)).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got[-2]) == np.signbit(want[-2])  # (+0 for log(1))
+
+
+@pytest.mark.parametrize("shape", [(7, 3), (2, 0), ()])
+def test_shapes_and_the_platform_check(shape):
+    values = np.random.default_rng(4).uniform(0.01, 10.0, shape)
+    got = _glibc_log.log(values)
+    assert got.shape == values.shape and got.dtype == np.float64
+    assert np.array_equal(got.view(_u64), _math_log(values.ravel()).reshape(shape).view(_u64))
+    assert _glibc_log._matches_libm  # (this platform's math.log is glibc's: the vectorised path is the one used)
+
+
+def test_large_normal_draws_match_torch():
+    # 2**20 float64 normals: 2**19 logs through the normal_fill_16 path, the block tail included
+    for n, mean, std in ((1 << 20, 0.0, 1.0), (100_003, 1.5, 0.25)):
+        torch.manual_seed(7)
+        dyngrad.manual_seed(7)
+        want = torch.empty(n, dtype=torch.float64).normal_(mean, std).numpy()
+        got = dyngrad.empty(n, dtype=dyngrad.float64).normal_(mean, std).numpy()
+        assert np.array_equal(got.view(_u64), want.view(_u64))
