@@ -2,7 +2,7 @@
 
 The suite checks about 2.7 million inputs (each test a few hundred thousand): the sampler's uniforms, every
 exponent, the interval near 1 and its edges, the table's subinterval edges, subnormals and the special values.
-The same comparison on 400 million inputs was run once when the module was written (see its report).
+The same comparison on 400 million inputs was run once when the module was written (docs/random.md).
 """
 
 from __future__ import annotations
