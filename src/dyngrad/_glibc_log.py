@@ -244,9 +244,15 @@ def _vector_log(x) -> np.ndarray:
     return out.reshape(np.shape(x))
 
 
-def _libm_log(x: np.ndarray) -> np.ndarray:
-    flat = np.asarray(x, dtype=_f64).ravel().tolist()
-    return np.fromiter(map(math.log, flat), dtype=_f64, count=len(flat)).reshape(np.shape(x))
+def _libm_log(x) -> np.ndarray:
+    """``math.log`` element by element (where ``math.log`` raises, for 0 and negatives, NumPy's -inf and nan)."""
+    flat = np.asarray(x, dtype=_f64).ravel()
+    out = np.empty_like(flat)
+    positive = flat > 0
+    out[positive] = list(map(math.log, flat[positive].tolist()))
+    with np.errstate(all="ignore"):
+        out[~positive] = np.log(flat[~positive])
+    return out.reshape(np.shape(x))
 
 
 _matches_libm = None
