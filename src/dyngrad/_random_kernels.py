@@ -21,8 +21,9 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
   MKL/VSL kernels are compiled out of torch's CPU wheel, pytorch issue 132395).
 
 Double-precision transcendental functions are the C library's, as torch's kernels call them: NumPy's vectorised
-log/log1p/exp/tan differ from it in the last bit for a fraction of inputs, so log goes through ``_glibc_log.log``
-(glibc's algorithm in array operations, bit for bit ``math.log``) and the others through Python's ``math``. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
+log/log1p/exp/tan differ from it in the last bit for a fraction of inputs, so log and exp go through
+``_glibc_log.log`` and ``_glibc_exp.exp`` (glibc's algorithms in array operations, bit for bit ``math.log`` and
+``math.exp``), log1p and tan through Python's ``math``. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
 ``median + sigma * tan``): ``fma64``/``fma32`` compute them with one rounding. Float16 results of double draws
 pass through float (``from_double``), as c10::Half converts.
 """
@@ -33,7 +34,7 @@ import math
 
 import numpy as np
 
-from . import _glibc_log
+from . import _glibc_exp, _glibc_log
 from ._avx_box_muller import normal_fill_16_avx2
 from ._torch_rng import MT19937Stream
 
@@ -389,4 +390,4 @@ def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
 def log_normal(g: MT19937Stream, n: int, mean: float, std: float) -> np.ndarray:
     """lognormal_distribution<double>: ``exp(normal(mean, std))`` from the scalar normal draws (``x * std + mean``
     fused, as for normal_)."""
-    return _libm(math.exp, fma64(_scalar_normals(g, n), float(std), float(mean)))
+    return _glibc_exp.exp(fma64(_scalar_normals(g, n), float(std), float(mean)))
