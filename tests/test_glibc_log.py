@@ -95,6 +95,10 @@ def test_shapes_and_the_platform_check(shape):
     assert got.shape == values.shape and got.dtype == np.float64
     assert np.array_equal(got.view(_u64), _math_log(values.ravel()).reshape(shape).view(_u64))
     assert _glibc_log._matches_libm  # (this platform's math.log is glibc's: the vectorised path is the one used)
+    got = _glibc_exp.exp(values)
+    assert got.shape == values.shape and got.dtype == np.float64
+    assert np.array_equal(got.view(_u64), np.array([math.exp(v) for v in values.ravel().tolist()]).reshape(shape)
+                          .view(_u64))
 
 
 def test_large_normal_draws_match_torch():
