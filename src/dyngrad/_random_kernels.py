@@ -20,9 +20,10 @@ native/cpu/DistributionKernels.cpp) and were checked against torch itself (tests
 - bernoulli, exponential, geometric, cauchy, log_normal: scalar double-precision draws per element (the
   MKL/VSL kernels are compiled out of torch's CPU wheel, pytorch issue 132395).
 
-Double-precision transcendental functions go through Python's ``math`` (the C library's, as torch's
-kernels call them): NumPy's vectorised log/log1p/exp/tan differ from it in the last bit for a fraction of
-inputs. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
+Double-precision transcendental functions are the C library's, as torch's kernels call them: NumPy's vectorised
+log/log1p/exp/tan differ from it in the last bit for a fraction of inputs, so log and exp go through
+``_glibc_log.log`` and ``_glibc_exp.exp`` (glibc's algorithms in array operations, bit for bit ``math.log`` and
+``math.exp``), log1p and tan through Python's ``math``. Several of torch's multiply-adds are fused by its compiler (uniform scaling, ``* std + mean``, Cauchy's
 ``median + sigma * tan``): ``fma64``/``fma32`` compute them with one rounding. Float16 results of double draws
 pass through float (``from_double``), as c10::Half converts.
 """
@@ -33,6 +34,7 @@ import math
 
 import numpy as np
 
+from . import _glibc_exp, _glibc_log
 from ._avx_box_muller import normal_fill_16_avx2
 from ._torch_rng import MT19937Stream
 
@@ -53,7 +55,7 @@ def _libm(fn, x: np.ndarray) -> np.ndarray:
 
 # float64 cos and sin: NumPy's loops call the C library's (they agree with ``math.cos``/``math.sin`` bit for bit,
 # checked on 10M arguments in [0, 2 pi)), at C speed; NumPy's float64 log is its own SIMD code (0.35% of results one
-# ulp off the C library's), so log goes through ``_libm``.
+# ulp off the C library's), so log is ``_glibc_log.log`` (the C library's bits from array operations).
 _cos, _sin = np.cos, np.sin
 
 
@@ -215,7 +217,7 @@ def _fill16(data: np.ndarray) -> np.ndarray:
     """normal_fill_16 on blocks of 16 float64 uniforms (an (m, 16) array); float32 and float16 take torch's AVX2
     kernel (``_avx_box_muller``)."""
     u1, u2 = 1 - data[:, :8], data[:, 8:]
-    radius = _libm(math.log, u1)
+    radius = _glibc_log.log(u1)
     radius *= -2
     np.sqrt(radius, out=radius)
     theta = _TWO_PI * u2
@@ -375,7 +377,7 @@ def exponential(g: MT19937Stream, n: int, lambd: float) -> np.ndarray:
 def geometric(g: MT19937Stream, n: int, p: float) -> np.ndarray:
     """geometric_distribution<double>: ``ceil(log(u) / log1p(-p))``."""
     u = unit_uniform(g, n, _f64)
-    return np.ceil(_libm(math.log, u) / math.log1p(-p))
+    return np.ceil(_glibc_log.log(u) / math.log1p(-p))
 
 
 def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
@@ -388,4 +390,4 @@ def cauchy(g: MT19937Stream, n: int, median: float, sigma: float) -> np.ndarray:
 def log_normal(g: MT19937Stream, n: int, mean: float, std: float) -> np.ndarray:
     """lognormal_distribution<double>: ``exp(normal(mean, std))`` from the scalar normal draws (``x * std + mean``
     fused, as for normal_)."""
-    return _libm(math.exp, fma64(_scalar_normals(g, n), float(std), float(mean)))
+    return _glibc_exp.exp(fma64(_scalar_normals(g, n), float(std), float(mean)))
