@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import Tensor, wrap
+from .._dtype import LIMITED_NP, _limited_in_use
 from ._promote import prepare
 
 
@@ -24,6 +25,10 @@ def _compare(fn, ordered_kernel=None):
                 from .complex_support import kernel_error
 
                 raise kernel_error(ordered_kernel, npd)
+            if _limited_in_use[0] and npd in LIMITED_NP:  # no ordering kernel for uint16/32/64 or float8
+                from .limited_dtypes import not_implemented
+
+                raise not_implemented(ordered_kernel, npd)
         _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
 
