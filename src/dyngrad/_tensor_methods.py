@@ -451,12 +451,14 @@ from ._ops import (  # noqa: E402
     aten_kernels,
     ctc,
     functional_extras,
+    hash_tensor,
     losses_margin,
     native_norms,
     private_ops,
 )
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
+                       hash_tensor)
 
 
 def install() -> None:

@@ -11,7 +11,6 @@ import numpy as np
 
 from . import _dtype
 
-
 # float8 type -> (min, max, eps, smallest normal), as torch.finfo gives them; known without ml_dtypes
 _FLOAT8_INFO = {
     "float8_e4m3fn": (-448.0, 448.0, 0.125, 2.0**-6),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .._backend import xp
-from .._tensor import Tensor, wrap
 from .._dtype import LIMITED_NP, _limited_in_use
+from .._tensor import Tensor, wrap
 from ._promote import prepare
 
 

@@ -24,6 +24,7 @@ import threading
 import weakref
 
 from .._backend import xp
+from .._dtype import _limited_in_use
 from .._tensor import Tensor, wrap
 from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
@@ -32,7 +33,6 @@ from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_n
 from . import autocast_policy as _autocast
 from . import bf16_compute as _bf16
 from . import limited_dtypes as _limited
-from .._dtype import _limited_in_use
 
 _new = object.__new__
 _getframe = sys._getframe
