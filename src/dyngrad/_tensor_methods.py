@@ -455,10 +455,11 @@ from ._ops import (  # noqa: E402
     losses_margin,
     native_norms,
     private_ops,
+    scaled_mm,
 )
 
 FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
-                       hash_tensor)
+                       hash_tensor, scaled_mm)
 
 
 def install() -> None:
