@@ -414,6 +414,14 @@ def _shape_of(size: tuple, name: str) -> tuple:
     return shape
 
 
+def _refuse_limited(kernel: str, npd, unsigned: bool = True, float8: bool = True) -> None:
+    """torch's NotImplementedError for a creation kernel it has no uint16/32/64 or float8 version of."""
+    if _dtype._limited_in_use[0] and npd in _dtype.LIMITED_NP:
+        from ._ops.limited_dtypes import refuse
+
+        refuse(kernel, xp.empty(0, npd), unsigned=unsigned, float8=float8)
+
+
 def _float_dtype(dtype):
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
 
@@ -439,6 +447,7 @@ _C_TYPE_NAMES = {
     "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
 }
 
 
@@ -490,6 +499,13 @@ def _fill_value(value, npd):
 
 
 def _full_array(shape, fill_value, npd):
+    if npd in _dtype.FLOAT8_NP:
+        from ._ops.limited_dtypes import check_float8_fill, to_float8
+
+        value = complex(_scalar(fill_value)).real
+        if math.prod(shape) != 1:  # (torch fills a one-element tensor by a cast, without the check)
+            check_float8_fill(value, npd)
+        return to_float8(xp.full(shape, value, dtype=xp.float64), npd)
     value = _fill_value(fill_value, npd)
     if npd.kind in "iu" and value < 0 and xp.iinfo(npd).min == 0:
         value += int(xp.iinfo(npd).max) + 1  # two's complement wrap, as torch
@@ -636,6 +652,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     """Uniform samples from [0, 1)."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
+    _refuse_limited("check_uniform_bounds", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _uniform(g, s, npd), _random_shape(size, "rand")), requires_grad)
 
 
@@ -644,6 +661,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal samples."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
+    _refuse_limited("normal_kernel_cpu", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _normal(g, s, npd), _random_shape(size, "randn")), requires_grad)
 
 
@@ -670,6 +688,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     shape = _size((size,), "randint") if size else ()
     _check_nonnegative(shape)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
+    _refuse_limited("random_update_from_to", npd, unsigned=False)
     g = _rng(generator)
     return _finish(_vmap_draw(lambda s: _integers(g, low, high, s, npd), shape), requires_grad)
 
@@ -680,6 +699,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
     if npd.kind == "c":
         raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("randperm", npd)
     return _finish(_kernels.randperm(_rng(generator), operator.index(n)).astype(npd), requires_grad)
 
 
@@ -758,6 +778,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         npd = _dtype.default_float_np()
     if npd.kind not in "iufV":
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("arange_cpu", npd)
     fstart, fend, fstep = (float(v) for v in vals)
     if npd.kind in "iu":
         istart, iend, istep = (int(v) for v in vals)  # truncation, as Scalar::to<int64_t>
@@ -814,6 +835,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     npd = _float_dtype(dtype)
     if npd.kind not in "iufcV":
         raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("linspace_cpu", npd)
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
     if npd.kind in "fcV":  # (complex: the same two halves, in complex arithmetic)
@@ -838,7 +860,9 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+    npd = _float_dtype(dtype)
+    _refuse_limited("eye", npd, float8=False)
+    return _finish(xp.eye(n, m, dtype=npd), requires_grad)
 
 
 class Generator:

@@ -93,10 +93,12 @@ FLOAT8_REFUSED = {
     "TanhBackward0": "tanh_vml_cpu", "TopkBackward0": "topk_cpu", "TruncBackward0": "trunc_vml_cpu",
     "UniformBackward0": "check_uniform_bounds", "Unique2Backward0": "unique", "XlogyBackward0": "xlogy_cpu",
     "XlogyBackward2": "xlogy_cpu",
+    "NotImplemented": "div_floor_cpu",  # floor_divide's node (heaviside's, also so named, refuses before apply)
 }
 # ops whose float8 kernel exists only for two tensors: with a Python number operand torch takes its
 # "reduced float" scalar kernel, which is not compiled for float8
-FLOAT8_SCALAR_REFUSED = {"MulBackward0": "mul_cpu_reduced_float", "DivBackward0": "div_cpu_reduced_float"}
+FLOAT8_SCALAR_REFUSED = {"MulBackward0": "mul_cpu_reduced_float", "DivBackward0": "div_cpu_reduced_float",
+                         "NotImplemented": "div_floor_cpu_reduced_float"}
 # float8_e8m0fnu (an exponent only, no sign) lacks a few more kernels than the other formats
 E8M0_REFUSED = {"AbsBackward0": "abs_cpu", "MmBackward0": "addmm_impl_cpu_", "IndexPutBackward0": "index_put"}
 # ops with a float8 kernel, besides data movement (bf16_compute's modules and view ops)
@@ -106,6 +108,16 @@ FLOAT8_RUNS = frozenset((
     "MmBackward0", "MulBackward0", "ToCopyBackward0", "WhereBackward0", "ZeroBackward0", "RollBackward0",
     "RepeatBackward0", "StackBackward0", "_Precomputed", "ScaledMm", "HashTensor",
 ))
+
+
+# ops with a float8 kernel that computes: torch's kernel computes in float32 and rounds the result once
+FLOAT8_COMPUTES = frozenset(("MulBackward0", "MmBackward0"))
+
+
+def _float8_compute(op, arrays, params, npd):
+    """``op``'s forward on the float8 arrays as float32, its result cast to float8 by torch's rules."""
+    up = [a.astype(_F32) if type(a) is _ndarray and a.dtype in _dtype.FLOAT8_NP else a for a in arrays]
+    return to_float8(np.asarray(op.forward(*up, *params)), npd)
 
 
 def not_implemented(kernel: str, npd) -> NotImplementedError:
@@ -149,11 +161,18 @@ def check(op, arrays, params):
     # float8
     if npd.name == "float8_e8m0fnu" and name in E8M0_REFUSED:
         raise not_implemented(E8M0_REFUSED[name], npd)
+    if name in ("StdBackward0", "VarBackward0"):  # params: (axes, correction, keepdim, full)
+        axes = params[0]
+        if axes is None or len(axes) == arrays[0].ndim:  # over every dim: torch's std_var_all refuses it
+            raise RuntimeError(f"std_var_all: Unsupported dtype {_dtype.scalar_type_name(npd)}")
+        raise not_implemented("std_cpu", npd)  # (var's kernel is std's)
     if name in FLOAT8_SCALAR_REFUSED and any(type(a) is not _ndarray for a in arrays):
         raise not_implemented(FLOAT8_SCALAR_REFUSED[name], npd)
     kernel = FLOAT8_REFUSED.get(name)
     if kernel is None:
-        if name in FLOAT8_RUNS or _moves_data(op) or name == "NotImplemented":
+        if name in FLOAT8_COMPUTES:
+            return _float8_compute(op, arrays, params, npd)
+        if name in FLOAT8_RUNS or _moves_data(op):
             return None
         # an op not probed against torch: torch has almost no float8 kernels on CPU; its name is a guess
         from .registry import aten_name
@@ -202,6 +221,23 @@ def to_float8(a: np.ndarray, npd: np.dtype) -> np.ndarray:
     return out
 
 
+# float8 types whose NaN becomes 0 in an integer cast (torch 2.13 on x86; float32's NaN becomes the lowest int)
+_NAN_TO_ZERO = ("float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
+
+
+def check_float8_fill(value: float, npd: np.dtype) -> None:
+    """c10's overflow check of a Scalar converted to a float8 type (fill_ / full of more or fewer than one element):
+    NaN passes, an infinity only into float8_e5m2 (the one format with infinities), else the value must lie within
+    [lowest, max] of the type (for float8_e8m0fnu lowest is 2**-127: zero and negative values overflow)."""
+    from .._type_info import _FLOAT8_INFO
+
+    if value != value or (value in (float("inf"), float("-inf")) and npd.name == "float8_e5m2"):
+        return
+    lowest, highest = _FLOAT8_INFO[npd.name][:2]
+    if not lowest <= value <= highest:
+        raise RuntimeError(f"value cannot be converted to type c10::{_dtype.scalar_type_name(npd)} without overflow")
+
+
 def cast(a: np.ndarray, npd: np.dtype) -> np.ndarray:
     """``a.astype(npd)`` by torch's rules when either side is a float8 type: into float8 see ``to_float8``; out of
     float8 through float32 (exact)."""
@@ -209,5 +245,17 @@ def cast(a: np.ndarray, npd: np.dtype) -> np.ndarray:
         return to_float8(a, npd)
     if a.dtype in _dtype.FLOAT8_NP:
         f = a.astype(_F32)
+        if npd.kind in "iu" and a.dtype.name in _NAN_TO_ZERO:
+            f[np.isnan(f)] = 0
         return f if npd == _F32 else f.astype(npd)
     return a.astype(npd)
+
+
+def refuse(kernel: str, *values, unsigned: bool = True, float8: bool = True) -> None:
+    """For ops outside registry.apply (callers test ``_dtype._limited_in_use[0]`` first, so that the usual dtypes pay
+    nothing): torch's NotImplementedError when a tensor among ``values`` is uint16/32/64 (``unsigned``) or float8
+    (``float8``), whose ``kernel`` torch does not compile."""
+    for v in values:
+        npd = getattr(getattr(v, "_data", v), "dtype", None)
+        if npd is not None and npd in _dtype.LIMITED_NP and (unsigned if npd.kind == "u" else float8):
+            raise not_implemented(kernel, npd)

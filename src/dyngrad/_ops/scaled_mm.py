@@ -56,25 +56,46 @@ def _rowwise(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor) -> 
             and scale_b._data.shape == (1, mat_b._data.shape[1]) and scale_b.t().is_contiguous())
 
 
-def _invalid(mat_a, mat_b, scale_a, scale_b, index: str = "") -> ValueError:
+def _invalid(mat_a, mat_b, scale_a, scale_b) -> ValueError:
     return ValueError(
         "Invalid scaling configuration.\n"
         "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
         f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
         f"({mat_a._data.shape[0]}, 1) and scale_b should be (1, {mat_b._data.shape[1]}), and both should be "
-        f"contiguous.\nGot mat_a.dtype()={_name(mat_a)}, scale_a{index}.dtype()={_name(scale_a)}, "
-        f"scale_a{index}.size()={_sizes(scale_a._data.shape)}, scale_a{index}.stride()={_strides(scale_a)}, "
-        f"mat_b.dtype()={_name(mat_b)}, scale_b{index}.dtype()={_name(scale_b)}, "
-        f"scale_b{index}.size()={_sizes(scale_b._data.shape)} and scale_b{index}.stride()={_strides(scale_b)}")
+        f"contiguous.\nGot mat_a.dtype()={_name(mat_a)}, scale_a.dtype()={_name(scale_a)}, "
+        f"scale_a.size()={_sizes(scale_a._data.shape)}, scale_a.stride()={_strides(scale_a)}, "
+        f"mat_b.dtype()={_name(mat_b)}, scale_b.dtype()={_name(scale_b)}, "
+        f"scale_b.size()={_sizes(scale_b._data.shape)} and scale_b.stride()={_strides(scale_b)}")
 
 
 def _check_matrices(mat_a: Tensor, mat_b: Tensor) -> None:
-    for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
+    for name, m in (("mat1", mat_a), ("mat2", mat_b)):  # (aten's v1 kernel names them so here, mat_a below)
         if m._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix")
     (m, k), (k2, n) = mat_a._data.shape, mat_b._data.shape
     if k != k2:
         raise RuntimeError(f"mat_a and mat_b shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+
+
+def _check_scales(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, rowwise: bool) -> None:
+    """The emulated kernel's checks of the scales, by recipe (ValueError, torch's texts)."""
+    if not (_is_float8(mat_a) and _is_float8(mat_b)):
+        raise ValueError(f"mat_a and mat_b must be fp8 types, got: {_name(mat_a)}{_name(mat_b)}")
+    if not rowwise:
+        for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
+            if scale._data.size != 1 or scale._data.dtype != _F32:
+                raise ValueError(f"{name} must have 1 Float element")
+        return
+    m, n = mat_a._data.shape[0], mat_b._data.shape[1]
+    if scale_a._data.ndim != 2 or scale_a._data.shape[0] != m or scale_a._data.shape[1] != 1:
+        raise ValueError(f"scale_a must have shape [{m}, 1], got [{_sizes(scale_a._data.shape)}]")
+    if scale_a._data.size != m or scale_a._data.dtype != _F32:
+        raise ValueError(f"scale_a must have {m} Float elements, got {scale_a._data.size}")
+    if scale_b._data.size != n or scale_b._data.dtype != _F32:
+        raise ValueError(f"scale_b must have {n} Float elements, got {scale_b._data.size}")
+    for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if scale.stride(1) != 1:
+            raise ValueError(f"expected {name}.stride(1) to be 1, but got {scale.stride(1)}")
 
 
 def _emulated(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, bias, scale_result, out_dtype,
@@ -104,9 +125,11 @@ def _scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, b
     result_dtype = out_dtype if out_dtype is not None else (out.dtype if out is not None else mat_a.dtype)
     if out is not None and out_dtype is not None and out.dtype is not out_dtype:
         raise ValueError("out_dtype must match output matrix type")
-    if not ((_tensorwise(mat_a, scale_a) and _tensorwise(mat_b, scale_b)) or _rowwise(mat_a, mat_b, scale_a, scale_b)):
+    tensorwise = _tensorwise(mat_a, scale_a) and _tensorwise(mat_b, scale_b)
+    if not (tensorwise or _rowwise(mat_a, mat_b, scale_a, scale_b)):
         raise _invalid(mat_a, mat_b, scale_a, scale_b)
     _check_matrices(mat_a, mat_b)
+    _check_scales(mat_a, mat_b, scale_a, scale_b, not tensorwise)
     if scale_result is not None and (scale_result._data.size != 1 or scale_result._data.dtype != _F32):
         raise RuntimeError("scale_result must be a float scalar")
     result = wrap(_emulated(mat_a, mat_b, scale_a, scale_b, bias, scale_result, out_dtype, result_dtype))
@@ -155,10 +178,12 @@ def _scaled_mm_v2(mat_a: Tensor, mat_b: Tensor, scale_a, scale_recipe_a, swizzle
         raise ValueError("CPU does not support swizzle.")
     sa, sb = scale_a[0], scale_b[0]
     ra, rb = _recipe(scale_recipe_a, "scale_recipe_a"), _recipe(scale_recipe_b, "scale_recipe_b")
-    tensorwise = ra == rb == [TENSOR_WISE] and _tensorwise(mat_a, sa) and _tensorwise(mat_b, sb)
-    rowwise = ra == rb == [ROW_WISE] and _rowwise(mat_a, mat_b, sa, sb)
-    if not (tensorwise or rowwise):
-        raise _invalid(mat_a, mat_b, sa, sb, "[0]")
+    # aten's acceptance of a recipe looks at the dtypes, the number of scales and the recipes only
+    accepted = (_is_float8(mat_a) and _is_float8(mat_b) and len(scale_a) == len(scale_b) == 1 and len(ra) == len(rb) == 1
+                and sa._data.dtype == _F32 and sb._data.dtype == _F32)
+    if not (accepted and ra == rb and ra[0] in (TENSOR_WISE, ROW_WISE)):
+        raise _invalid(mat_a, mat_b, sa, sb)
+    _check_scales(mat_a, mat_b, sa, sb, ra[0] == ROW_WISE)
     result = wrap(_emulated(mat_a, mat_b, sa, sb, bias, None, _dtype.bfloat16, result_dtype))
     return result if out is None else _write(result, out)
 
