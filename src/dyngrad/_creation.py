@@ -149,6 +149,21 @@ def _unpack_double(x) -> float:
     raise TypeError(f"must be real number, not {_tp_name(x)}")
 
 
+_U64 = _np.dtype(_np.uint64)
+
+
+def _unpack_uint64(x) -> int:
+    """torch's store of a Python number into a uint64 tensor: an integer in [0, 2**64), Python's errors otherwise."""
+    if isinstance(x, (float, complex)):
+        raise TypeError("an integer is required")
+    v = operator.index(x)
+    if v < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if v >= 2**64:
+        raise OverflowError("int too big to convert")
+    return v
+
+
 def _leaf_converter(npd):
     """torch's store_scalar for one element of dtype ``npd``: a function Python object -> Python value."""
     kind = npd.kind
@@ -164,6 +179,8 @@ def _leaf_converter(npd):
             return operator.index(x) != 0
 
         return to_bool
+    if npd == _U64:
+        return _unpack_uint64
     info = _np.iinfo(npd)
     lowest = -info.max if info.min == 0 else info.min  # unsigned: negatives wrap (two's complement), as torch
 
@@ -212,9 +229,20 @@ def _store(obj, sizes, npd):
     store(obj, 0)
     if npd.kind in "fV":
         return _cast_float(xp.array(flat, dtype=xp.float64), npd).reshape(sizes)
+    if npd == _U64:  # (its values may exceed int64)
+        return xp.array(flat, dtype=_U64).reshape(sizes)
     if npd.kind in "iu":
         return xp.array(flat, dtype=xp.int64).astype(npd).reshape(sizes)
     return xp.array(flat, dtype=npd).reshape(sizes)
+
+
+def _astype(arr, npd):
+    """``arr.astype(npd)``, by torch's rules where a float8 type is involved (limited_dtypes.cast)."""
+    if _dtype._limited_in_use[0] and (npd in _dtype.FLOAT8_NP or arr.dtype in _dtype.FLOAT8_NP):
+        from ._ops.limited_dtypes import cast
+
+        return cast(arr, npd)
+    return arr.astype(npd)
 
 
 def _cast_float(arr, npd):
@@ -223,6 +251,10 @@ def _cast_float(arr, npd):
         arr = arr.astype(xp.float64)
     if npd == xp.float16 and arr.dtype == xp.float64:
         arr = arr.astype(xp.float32)
+    if npd in _dtype.FLOAT8_NP:  # torch's float8 conversion rules (saturation, NaN bits: limited_dtypes.to_float8)
+        from ._ops.limited_dtypes import to_float8
+
+        return to_float8(arr, npd)
     with xp.errstate(over="ignore", invalid="ignore"):
         return arr.astype(npd)
 
@@ -264,17 +296,17 @@ def to_array(data, dtype=None):
     npd = _dtype.to_numpy(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         arr = data._data.copy()
-        return arr if npd is None else arr.astype(npd)
+        return arr if npd is None else _astype(arr, npd)
     if isinstance(data, _np.ndarray):
         _dtype.check_numpy(data.dtype)
-        return data.copy() if npd is None else data.astype(npd)
+        return data.copy() if npd is None else _astype(data, npd)
     if npd is None:
         npd = _infer(data)
         fast = True  # an inferred dtype holds every element: no overflow checks needed
     else:
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
-        fast = _plain(data)
+        fast = _plain(data) and npd != _U64  # (uint64's Python ints are checked one by one: _unpack_uint64)
     sizes = _compute_sizes(data)
     if fast:
         if isinstance(data, (list, tuple)) and builtins.any(isinstance(x, _np.ndarray) for x in data):

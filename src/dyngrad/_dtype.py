@@ -405,6 +405,8 @@ def _combine(higher, lower):
     if ch == 3:
         return higher
     if cl == 3:
+        if ch == 2 and higher.itemsize == 1:  # float8: torch asks for its complex type, which does not exist
+            raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(higher)}")
         return np.dtype(np.complex128) if higher == np.float64 else (lower if ch < 2 else np.dtype(np.complex64))
     if ch == 2:
         return higher

@@ -450,6 +450,7 @@ from ._ops import (  # noqa: E402
     activations_extra,
     aten_kernels,
     ctc,
+    dtype_queries,
     functional_extras,
     hash_tensor,
     losses_margin,
@@ -459,7 +460,7 @@ from ._ops import (  # noqa: E402
 )
 
 FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
-                       hash_tensor, scaled_mm)
+                       hash_tensor, scaled_mm, dtype_queries)
 
 
 def install() -> None:

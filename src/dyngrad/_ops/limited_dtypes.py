@@ -120,6 +120,33 @@ def _float8_compute(op, arrays, params, npd):
     return to_float8(np.asarray(op.forward(*up, *params)), npd)
 
 
+def _copy_into_float8(arrays, params):
+    """copy_ (CopyBackwards) into a float8 tensor: the source cast by torch's rules, broadcast."""
+    a, src = arrays
+    return np.broadcast_to(cast(np.asarray(src), a.dtype), a.shape).copy()
+
+
+def _fill_float8(arrays, params):
+    """fill_(number) (FillBackward2) of a float8 tensor: torch's overflow check unless it has one element
+    (torch fills those by a cast), then the value converted by torch's rules."""
+    (a,), (value,) = arrays, params
+    value = complex(value).real
+    if a.size != 1:
+        check_float8_fill(value, a.dtype)
+    return to_float8(np.full(a.shape, value, np.float64), a.dtype)
+
+
+def _fill_float8_tensor(arrays, params):
+    """fill_(0-d tensor) (FillBackward3) of a float8 tensor: the value cast by torch's rules."""
+    a, value = arrays
+    return np.broadcast_to(cast(np.asarray(value), a.dtype), a.shape).copy()
+
+
+# ops that write into a float8 tensor, computed by torch's conversion rules (their result is the written values)
+_FLOAT8_WRITES = {"CopyBackwards": _copy_into_float8, "FillBackward2": _fill_float8,
+                  "FillBackward3": _fill_float8_tensor}
+
+
 def not_implemented(kernel: str, npd) -> NotImplementedError:
     """torch's error for a kernel not compiled for a dtype."""
     return NotImplementedError(f'"{kernel}" not implemented for \'{_dtype.scalar_type_name(npd)}\'')
@@ -143,6 +170,8 @@ def check(op, arrays, params):
     name = op.__name__
     if name == "ToCopyBackward0" and (npd is not None or params[0] in _dtype.FLOAT8_NP):
         return cast(arrays[0], params[0])
+    if npd is not None and name in _FLOAT8_WRITES and arrays[0].dtype in _dtype.FLOAT8_NP:
+        return _FLOAT8_WRITES[name](arrays, params)
     if npd is None:
         if name in UNSIGNED_RESULT_REFUSED:  # an explicit uint16/32/64 result dtype
             for p in params:
