@@ -338,3 +338,37 @@ def test_creation_casts_and_queries(expr):
     """Making, filling, copying, converting and asking about tensors of the limited dtypes."""
     t, d = both(expr)
     assert t == d
+
+
+def test_without_ml_dtypes_float8_exists_and_tensors_name_the_extra():
+    """In a fresh interpreter where ml_dtypes cannot be imported: the float8 dtypes print, refuse promotion and have
+    torch's finfo; making a tensor of one raises a RuntimeError naming the extra; uint16/32/64 work (NumPy's)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import dyngrad\n"
+        "d = dyngrad.float8_e4m3fn\n"
+        "print(repr(d), d.is_floating_point, d.itemsize, repr(dyngrad.finfo(d)))\n"
+        "try:\n"
+        "    dyngrad.promote_types(d, dyngrad.float32)\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n"
+        "for make in (lambda: dyngrad.zeros(2, dtype=d), lambda: dyngrad.ones(2).to(d),\n"
+        "             lambda: dyngrad.tensor([1.0], dtype=dyngrad.float8_e5m2)):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except RuntimeError as e:\n"
+        "        print(e)\n"
+        "print(dyngrad.tensor([1, 2], dtype=dyngrad.uint32) * 3)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    f8 = torch.float8_e4m3fn
+    assert out[0] == f"{f8!r} True 1 {torch.finfo(f8)!r}"
+    with pytest.raises(RuntimeError) as info:
+        torch.promote_types(f8, torch.float32)
+    assert out[1] == str(info.value)
+    assert out[2:5] == [dyngrad._dtype.NO_FLOAT8] * 3
+    assert "pip install 'dyngrad[bfloat16]'" in out[2]
+    assert out[5] == str(torch.tensor([1, 2], dtype=torch.uint32) * 3)

@@ -106,7 +106,7 @@ FLOAT8_RUNS = frozenset((
     "AbsBackward0", "CatBackward0", "CloneBackward0", "ConstantPadNdBackward0", "CopyBackwards", "DiagEmbedBackward0",
     "FillBackward0", "FillBackward1", "FillBackward2", "IndexBackward0", "IndexPutBackward0", "IndexSelectBackward0",
     "MmBackward0", "MulBackward0", "ToCopyBackward0", "WhereBackward0", "ZeroBackward0", "RollBackward0",
-    "RepeatBackward0", "StackBackward0", "_Precomputed", "ScaledMm", "HashTensor",
+    "RepeatBackward0", "StackBackward0",
 ))
 
 
