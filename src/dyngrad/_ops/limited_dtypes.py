@@ -23,6 +23,14 @@ from .. import _dtype
 
 _ndarray = np.ndarray
 
+# kernels of data-movement ops torch compiles for neither uint16/32/64 nor float8
+_PADS_AND_LAYOUTS = {
+    "TrilBackward0": "tril", "TriuBackward0": "triu", "TakeBackward0": "take_cpu", "Im2ColBackward0": "im2col_out_cpu",
+    "ReflectionPad1DBackward0": "reflection_pad1d", "ReflectionPad2DBackward0": "reflection_pad2d",
+    "ReflectionPad3DBackward0": "reflection_pad3d", "ReplicationPad1DBackward0": "replication_pad1d",
+    "ReplicationPad2DBackward0": "replication_pad2d", "ReplicationPad3DBackward0": "replication_pad3d",
+    "PixelShuffleBackward0": "pixel_shuffle", "ChannelShuffleBackward0": "channel_shuffle",
+}
 # grad_fn class -> the kernel torch's error names, on uint16/32/64 inputs
 UNSIGNED_REFUSED = {
     "AbsBackward0": "abs_cpu", "AddBackward0": "add_stub", "SubBackward0": "add_stub", "RsubBackward0": "add_stub",
@@ -44,8 +52,8 @@ UNSIGNED_REFUSED = {
     "ReluBackward0": "clamp_min_scalar_cpu", "RemainderBackward0": "remainder_cpu",
     "RemainderBackward1": "remainder_cpu", "ScatterBackward0": "scatter_gather_tensor_cpu",
     "ScatterBackward1": "scatter_gather_tensor_cpu", "SgnBackward0": "sign_cpu", "SignBackward0": "sign_cpu",
-    "TopkBackward0": "topk_cpu", "FlipBackward0": "flip_cpu", "AddmmBackward0": "addmm_impl_cpu_",
-    "FracBackward0": "frac_cpu",
+    "TopkBackward0": "topk_cpu", "AddmmBackward0": "addmm_impl_cpu_", "FracBackward0": "frac_cpu",
+    "MvBackward0": "addmv_impl_cpu", **_PADS_AND_LAYOUTS, "MaskedSelectBackward0": "masked_select",
 }
 # reductions whose kernel runs on uint16/32/64 only into int64: asked for a uint result (``dtype=``) they refuse
 UNSIGNED_RESULT_REFUSED = {"SumBackward0": "sum_cpu", "SumBackward1": "sum_cpu", "ProdBackward0": "prod_out_cpu",
@@ -94,29 +102,44 @@ FLOAT8_REFUSED = {
     "UniformBackward0": "check_uniform_bounds", "Unique2Backward0": "unique", "XlogyBackward0": "xlogy_cpu",
     "XlogyBackward2": "xlogy_cpu",
     "NotImplemented": "div_floor_cpu",  # floor_divide's node (heaviside's, also so named, refuses before apply)
+    "MvBackward0": "addmv_impl_cpu", **_PADS_AND_LAYOUTS,
 }
 # ops whose float8 kernel exists only for two tensors: with a Python number operand torch takes its
 # "reduced float" scalar kernel, which is not compiled for float8
 FLOAT8_SCALAR_REFUSED = {"MulBackward0": "mul_cpu_reduced_float", "DivBackward0": "div_cpu_reduced_float",
                          "NotImplemented": "div_floor_cpu_reduced_float"}
 # float8_e8m0fnu (an exponent only, no sign) lacks a few more kernels than the other formats
-E8M0_REFUSED = {"AbsBackward0": "abs_cpu", "MmBackward0": "addmm_impl_cpu_", "IndexPutBackward0": "index_put"}
+E8M0_REFUSED = {"AbsBackward0": "abs_cpu", "MmBackward0": "addmm_impl_cpu_", "IndexPutBackward0": "index_put",
+                "AddmmBackward0": "addmm_impl_cpu_"}
 # ops with a float8 kernel, besides data movement (bf16_compute's modules and view ops)
 FLOAT8_RUNS = frozenset((
     "AbsBackward0", "CatBackward0", "CloneBackward0", "ConstantPadNdBackward0", "CopyBackwards", "DiagEmbedBackward0",
     "FillBackward0", "FillBackward1", "FillBackward2", "IndexBackward0", "IndexPutBackward0", "IndexSelectBackward0",
     "MmBackward0", "MulBackward0", "ToCopyBackward0", "WhereBackward0", "ZeroBackward0", "RollBackward0",
-    "RepeatBackward0", "StackBackward0",
+    "RepeatBackward0", "StackBackward0", "FlipBackward0", "Rot90Backward0", "AddmmBackward0",
 ))
 
 
 # ops with a float8 kernel that computes: torch's kernel computes in float32 and rounds the result once
-FLOAT8_COMPUTES = frozenset(("MulBackward0", "MmBackward0"))
+FLOAT8_COMPUTES = frozenset(("MulBackward0", "MmBackward0", "AddmmBackward0"))
+
+
+def _flips_last_dim(name: str, a: np.ndarray, params) -> bool:
+    """Whether flip / rot90 flips the innermost dim (of size > 1): torch's "flip_cpu" kernel, which its limited
+    dtypes lack, runs only then (flipping outer dims is a strided copy). rot90 is aten's flips and a transpose:
+    k = 1 flips dims[1], k = 2 both dims, k = 3 dims[0]."""
+    if name == "FlipBackward0":
+        flipped = params[0]
+    else:
+        k, dims = params[0] % 4, params[1]
+        flipped = {0: (), 1: (dims[1],), 2: tuple(dims), 3: (dims[0],)}[k]
+    last = a.ndim - 1
+    return a.ndim > 0 and a.shape[-1] > 1 and any(d % a.ndim == last for d in flipped)
 
 
 def _float8_compute(op, arrays, params, npd):
     """``op``'s forward on the float8 arrays as float32, its result cast to float8 by torch's rules."""
-    up = [a.astype(_F32) if type(a) is _ndarray and a.dtype in _dtype.FLOAT8_NP else a for a in arrays]
+    up = [float8_to_f32(a) if type(a) is _ndarray and a.dtype in _dtype.FLOAT8_NP else a for a in arrays]
     return to_float8(np.asarray(op.forward(*up, *params)), npd)
 
 
@@ -142,9 +165,15 @@ def _fill_float8_tensor(arrays, params):
     return np.broadcast_to(cast(np.asarray(value), a.dtype), a.shape).copy()
 
 
+def _zero_float8(arrays, params):
+    """zero_ (ZeroBackward0) of a float8 tensor: torch clears the bytes (for float8_e8m0fnu, whose 0 converts to NaN
+    in ml_dtypes, the bytes 0 are 2**-127)."""
+    return np.zeros(arrays[0].shape, arrays[0].dtype)
+
+
 # ops that write into a float8 tensor, computed by torch's conversion rules (their result is the written values)
 _FLOAT8_WRITES = {"CopyBackwards": _copy_into_float8, "FillBackward2": _fill_float8,
-                  "FillBackward3": _fill_float8_tensor}
+                  "FillBackward3": _fill_float8_tensor, "ZeroBackward0": _zero_float8}
 
 
 def not_implemented(kernel: str, npd) -> NotImplementedError:
@@ -178,6 +207,11 @@ def check(op, arrays, params):
                 if isinstance(p, np.dtype) and p in limited and p.kind == "u":
                     raise not_implemented(UNSIGNED_RESULT_REFUSED[name], p)
         return None
+    if name == "UnfoldBackward0" and npd.name == "float8_e5m2":  # NumPy's as_strided cannot rebuild this ml_dtypes
+        # type (its typestr "<f1" is a 1-byte float to NumPy): the window view is made on the bytes, then viewed back
+        return op.forward(arrays[0].view(np.uint8), *params).view(npd)
+    if name in ("FlipBackward0", "Rot90Backward0") and _flips_last_dim(name, arrays[0], params):
+        raise not_implemented("flip_cpu", npd)
     if npd.kind == "u":
         kernel = UNSIGNED_REFUSED.get(name)
         if kernel is None and name in UNSIGNED_RESULT_REFUSED:
@@ -234,7 +268,8 @@ def to_float8(a: np.ndarray, npd: np.dtype) -> np.ndarray:
     +-448 (ml_dtypes gives NaN), float8_e8m0fnu is c10's exponent-only conversion."""
     if a.dtype.kind == "c":
         a = a.real
-    f = np.asarray(a).astype(_F32)
+    a = np.asarray(a)
+    f = float8_to_f32(a) if a.dtype in _dtype.FLOAT8_NP else a.astype(_F32)
     if npd.name == "float8_e8m0fnu":
         return _e8m0_from_f32(f)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -243,7 +278,7 @@ def to_float8(a: np.ndarray, npd: np.dtype) -> np.ndarray:
         wrapped = np.isnan(out.astype(_F32)) & ~np.isnan(f)
         if wrapped.any():
             out[wrapped] = np.copysign(_E4M3FN_MAX, f[wrapped]).astype(npd)
-    elif npd.name == "float8_e5m2":  # torch's NaN is 0x7F with the sign bit of the input (ml_dtypes': 0x7E)
+    if npd.name in ("float8_e4m3fn", "float8_e5m2"):  # torch's NaN is 0x7F with the sign bit of the input
         nan = np.isnan(f)
         if nan.any():
             out.view(np.uint8)[nan] = np.where(np.signbit(f[nan]), 0xFF, 0x7F).astype(np.uint8)
@@ -273,11 +308,44 @@ def cast(a: np.ndarray, npd: np.dtype) -> np.ndarray:
     if npd in _dtype.FLOAT8_NP:
         return to_float8(a, npd)
     if a.dtype in _dtype.FLOAT8_NP:
-        f = a.astype(_F32)
-        if npd.kind in "iu" and a.dtype.name in _NAN_TO_ZERO:
-            f[np.isnan(f)] = 0
-        return f if npd == _F32 else f.astype(npd)
+        f = float8_to_f32(a)
+        if npd.kind in "iu":
+            if a.dtype.name in _NAN_TO_ZERO:
+                f[np.isnan(f)] = 0
+            if npd.kind == "u" and npd.itemsize < 8:  # through int64, then wrapped (NaN and inf give 0), as torch
+                with np.errstate(invalid="ignore"):
+                    return f.astype(np.int64).astype(npd)
+            if npd.itemsize == 8 and npd.kind == "u":
+                f[f == np.inf] = 0  # (torch gives 0 for +inf, NumPy 2**63)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = f if npd == _F32 else f.astype(npd)
+        if npd.kind in "fV" and npd.itemsize == 2:
+            # c10's Half and BFloat16 from float: BFloat16 gives its one NaN 0x7FC0 whatever the input's; Half keeps
+            # the payload's top bits, which the one-NaN float8 types lack (torch: 0x7E00, NumPy: 0x7C01)
+            nan = np.isnan(f)
+            if nan.any() and (npd.kind == "V" or a.dtype.name in _NAN_TO_ZERO):
+                out.view(np.uint16)[nan] = 0x7FC0 if npd.kind == "V" else 0x7E00
+        return out
     return a.astype(npd)
+
+
+def float8_to_f32(a: np.ndarray) -> np.ndarray:
+    """A float8 array as float32, exactly, with the NaN bit patterns torch's conversions give (c10's Float8 types to
+    float: e4m3fn and e5m2 keep the sign and mantissa bits of their NaN, quieted; the fnuz types and e8m0fnu, whose
+    one NaN has no sign, give 0x7F800001). The NaN bits matter where they are seen: views, hash_tensor, casts."""
+    f = a.astype(_F32)
+    nan = np.isnan(f)
+    if nan.any():
+        b = a.view(np.uint8)[nan].astype(np.uint32)
+        name = a.dtype.name
+        if name == "float8_e4m3fn":
+            bits = ((b & 0x80) << 24) | 0x7F800000 | ((b & 0x07) << 20)
+        elif name == "float8_e5m2":
+            bits = ((b & 0x80) << 24) | 0x7FC00000 | ((b & 0x03) << 21)
+        else:
+            bits = np.full(b.shape, 0x7F800001, np.uint32)
+        f.view(np.uint32)[nan] = bits.astype(np.uint32)
+    return f
 
 
 def refuse(kernel: str, *values, unsigned: bool = True, float8: bool = True) -> None:
