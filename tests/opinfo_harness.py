@@ -274,6 +274,11 @@ def _dtype(torch_dtype):
     return d
 
 
+# torch's float8 dtypes: their tensors are converted through their bytes (dyngrad needs the ml_dtypes extra)
+_FLOAT8 = frozenset((torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz,
+                     torch.float8_e8m0fnu))
+
+
 def _storage_copy(t: torch.Tensor) -> np.ndarray:
     """A NumPy copy of ``t`` with ``t``'s strides (non-contiguous and expanded layouts kept)."""
     t = t.detach()
@@ -335,6 +340,9 @@ class Converter:
             return dyngrad.Generator().manual_seed(x.initial_seed())
         if x is None or x is Ellipsis or isinstance(x, (bool, int, float, complex, str, slice, np.generic)):
             return x
+        if type(x).__module__.startswith("torch.") and isinstance(getattr(type(x), "__members__", None), dict) \
+                and isinstance(getattr(x, "value", None), int):  # a pybind11 enum (torch.nn.functional._ScalingType)
+            return int(x)
         if isinstance(x, types.FunctionType):  # a callable argument written in torch's test suite
             return rebind(x)
         if isinstance(x, torch.nn.Module) and hasattr(dyngrad.nn, type(x).__name__) and not x._parameters \
@@ -359,7 +367,10 @@ class Converter:
         if t.device.type != "cpu":  # e.g. the meta tensors of torch.gradient's error inputs
             raise Unconvertible(f"a {t.device.type} tensor (dyngrad runs on the CPU only)")
         dtype = _dtype(t.dtype)
-        d = dyngrad.from_numpy(_storage_copy(t))
+        if t.dtype in _FLOAT8:  # neither library takes float8 NumPy arrays: the bytes, viewed as the float8 type
+            d = dyngrad.from_numpy(_storage_copy(t.view(torch.uint8))).view(dtype)
+        else:
+            d = dyngrad.from_numpy(_storage_copy(t))
         assert d.dtype is dtype
         if t.requires_grad:
             d.requires_grad_(True)
@@ -378,7 +389,8 @@ def _error(e: BaseException) -> str:
 
 
 def _to_numpy(t):
-    if repr(t.dtype) == "torch.bfloat16":  # no NumPy bfloat16 for either library: compare as float32 (exact)
+    # no NumPy bfloat16 or float8 in torch: compare as float32 (exact)
+    if repr(t.dtype) == "torch.bfloat16" or repr(t.dtype).startswith("torch.float8"):
         t = t.float()
     if isinstance(t, dyngrad.Tensor):
         return t.detach().numpy(force=True)  # a tensor with the conjugate bit too

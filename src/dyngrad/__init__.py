@@ -61,6 +61,16 @@ from ._dtype import (
     short,
     uint8,
 )
+from ._dtype import (  # Note [Limited dtypes]
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    uint16,
+    uint32,
+    uint64,
+)
 from ._dtype import set_default_dtype as _set_default_dtype
 from ._ops.comparison import eq, ge, gt, le, logical_not, lt, ne
 from ._ops.indexing import getitem as _getitem  # noqa: F401

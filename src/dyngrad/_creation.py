@@ -149,6 +149,21 @@ def _unpack_double(x) -> float:
     raise TypeError(f"must be real number, not {_tp_name(x)}")
 
 
+_U64 = _np.dtype(_np.uint64)
+
+
+def _unpack_uint64(x) -> int:
+    """torch's store of a Python number into a uint64 tensor: an integer in [0, 2**64), Python's errors otherwise."""
+    if isinstance(x, (float, complex)):
+        raise TypeError("an integer is required")
+    v = operator.index(x)
+    if v < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if v >= 2**64:
+        raise OverflowError("int too big to convert")
+    return v
+
+
 def _leaf_converter(npd):
     """torch's store_scalar for one element of dtype ``npd``: a function Python object -> Python value."""
     kind = npd.kind
@@ -164,6 +179,8 @@ def _leaf_converter(npd):
             return operator.index(x) != 0
 
         return to_bool
+    if npd == _U64:
+        return _unpack_uint64
     info = _np.iinfo(npd)
     lowest = -info.max if info.min == 0 else info.min  # unsigned: negatives wrap (two's complement), as torch
 
@@ -212,9 +229,20 @@ def _store(obj, sizes, npd):
     store(obj, 0)
     if npd.kind in "fV":
         return _cast_float(xp.array(flat, dtype=xp.float64), npd).reshape(sizes)
+    if npd == _U64:  # (its values may exceed int64)
+        return xp.array(flat, dtype=_U64).reshape(sizes)
     if npd.kind in "iu":
         return xp.array(flat, dtype=xp.int64).astype(npd).reshape(sizes)
     return xp.array(flat, dtype=npd).reshape(sizes)
+
+
+def _astype(arr, npd):
+    """``arr.astype(npd)``, by torch's rules where a float8 type is involved (limited_dtypes.cast)."""
+    if _dtype._limited_in_use[0] and (npd in _dtype.FLOAT8_NP or arr.dtype in _dtype.FLOAT8_NP):
+        from ._ops.limited_dtypes import cast
+
+        return cast(arr, npd)
+    return arr.astype(npd)
 
 
 def _cast_float(arr, npd):
@@ -223,6 +251,10 @@ def _cast_float(arr, npd):
         arr = arr.astype(xp.float64)
     if npd == xp.float16 and arr.dtype == xp.float64:
         arr = arr.astype(xp.float32)
+    if npd in _dtype.FLOAT8_NP:  # torch's float8 conversion rules (saturation, NaN bits: limited_dtypes.to_float8)
+        from ._ops.limited_dtypes import to_float8
+
+        return to_float8(arr, npd)
     with xp.errstate(over="ignore", invalid="ignore"):
         return arr.astype(npd)
 
@@ -264,17 +296,17 @@ def to_array(data, dtype=None):
     npd = _dtype.to_numpy(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         arr = data._data.copy()
-        return arr if npd is None else arr.astype(npd)
+        return arr if npd is None else _astype(arr, npd)
     if isinstance(data, _np.ndarray):
         _dtype.check_numpy(data.dtype)
-        return data.copy() if npd is None else data.astype(npd)
+        return data.copy() if npd is None else _astype(data, npd)
     if npd is None:
         npd = _infer(data)
         fast = True  # an inferred dtype holds every element: no overflow checks needed
     else:
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
-        fast = _plain(data)
+        fast = _plain(data) and npd != _U64  # (uint64's Python ints are checked one by one: _unpack_uint64)
     sizes = _compute_sizes(data)
     if fast:
         if isinstance(data, (list, tuple)) and builtins.any(isinstance(x, _np.ndarray) for x in data):
@@ -414,6 +446,14 @@ def _shape_of(size: tuple, name: str) -> tuple:
     return shape
 
 
+def _refuse_limited(kernel: str, npd, unsigned: bool = True, float8: bool = True) -> None:
+    """torch's NotImplementedError for a creation kernel it has no uint16/32/64 or float8 version of."""
+    if _dtype._limited_in_use[0] and npd in _dtype.LIMITED_NP:
+        from ._ops.limited_dtypes import refuse
+
+        refuse(kernel, xp.empty(0, npd), unsigned=unsigned, float8=float8)
+
+
 def _float_dtype(dtype):
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
 
@@ -439,6 +479,7 @@ _C_TYPE_NAMES = {
     "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
     "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
 }
 
 
@@ -490,6 +531,13 @@ def _fill_value(value, npd):
 
 
 def _full_array(shape, fill_value, npd):
+    if npd in _dtype.FLOAT8_NP:
+        from ._ops.limited_dtypes import check_float8_fill, to_float8
+
+        value = complex(_scalar(fill_value)).real
+        if math.prod(shape) != 1:  # (torch fills a one-element tensor by a cast, without the check)
+            check_float8_fill(value, npd)
+        return to_float8(xp.full(shape, value, dtype=xp.float64), npd)
     value = _fill_value(fill_value, npd)
     if npd.kind in "iu" and value < 0 and xp.iinfo(npd).min == 0:
         value += int(xp.iinfo(npd).max) + 1  # two's complement wrap, as torch
@@ -636,6 +684,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     """Uniform samples from [0, 1)."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
+    _refuse_limited("check_uniform_bounds", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _uniform(g, s, npd), _random_shape(size, "rand")), requires_grad)
 
 
@@ -644,6 +693,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal samples."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
+    _refuse_limited("normal_kernel_cpu", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _normal(g, s, npd), _random_shape(size, "randn")), requires_grad)
 
 
@@ -670,6 +720,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     shape = _size((size,), "randint") if size else ()
     _check_nonnegative(shape)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
+    _refuse_limited("random_update_from_to", npd, unsigned=False)
     g = _rng(generator)
     return _finish(_vmap_draw(lambda s: _integers(g, low, high, s, npd), shape), requires_grad)
 
@@ -680,6 +731,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
     if npd.kind == "c":
         raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("randperm", npd)
     return _finish(_kernels.randperm(_rng(generator), operator.index(n)).astype(npd), requires_grad)
 
 
@@ -758,6 +810,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         npd = _dtype.default_float_np()
     if npd.kind not in "iufV":
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("arange_cpu", npd)
     fstart, fend, fstep = (float(v) for v in vals)
     if npd.kind in "iu":
         istart, iend, istep = (int(v) for v in vals)  # truncation, as Scalar::to<int64_t>
@@ -814,6 +867,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     npd = _float_dtype(dtype)
     if npd.kind not in "iufcV":
         raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
+    _refuse_limited("linspace_cpu", npd)
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
     if npd.kind in "fcV":  # (complex: the same two halves, in complex arithmetic)
@@ -838,7 +892,9 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+    npd = _float_dtype(dtype)
+    _refuse_limited("eye", npd, float8=False)
+    return _finish(xp.eye(n, m, dtype=npd), requires_grad)
 
 
 class Generator:

@@ -139,14 +139,88 @@ _bf16_in_use = [False]
 bfloat16 = _BFloat16()
 BF16_NP = bfloat16._np  # the NumPy dtype of bfloat16 arrays, None without ml_dtypes
 
+
+# Note [Limited dtypes]
+# torch 2.13 gives uint16/uint32/uint64 and the float8 dtypes "limited support": they exist, print, cast (``.to``),
+# fill, copy, view and concatenate, but most CPU kernels are not compiled for them ("add_stub" not implemented for
+# 'UInt32'), and they promote with no other dtype (uint16/32/64 with floating dtypes only). NumPy holds uint16/32/64
+# itself and ml_dtypes (the optional extra of bfloat16) the float8 formats. Their tensors are rare, so the checks
+# that make dyngrad refuse what torch refuses run only once such a dtype has been used (``_limited_in_use``, which
+# turns on registry's slow path as bfloat16 does): code on the usual dtypes pays nothing. The table of what torch
+# refuses is _ops/limited_dtypes.py.
+NO_FLOAT8 = (
+    "dyngrad's float8 tensors need the ml_dtypes package (NumPy has no float8 types): "
+    "pip install 'dyngrad[bfloat16]' (or pip install ml_dtypes)"
+)
+
+
+class _LimitedDtype(dtype):
+    """A dtype of Note [Limited dtypes]: torch.uint16/32/64 over NumPy's, torch.float8_* over ml_dtypes' types."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self, name: str, np_dtype, is_float: _builtins.bool, is_signed: _builtins.bool, itemsize) -> None:
+        self.name = name
+        self._np = None if np_dtype is None else np.dtype(np_dtype)
+        self.is_floating_point = is_float
+        self.is_complex = False
+        self.is_signed = is_signed
+        self.itemsize = itemsize
+
+    @property
+    def np(self):
+        """The NumPy dtype; asking for it (to make a tensor) turns on the limited-dtype checks."""
+        if self._np is None:
+            raise RuntimeError(NO_FLOAT8)
+        if not _limited_in_use[0]:
+            use_limited()
+        return self._np
+
+    def to_complex(self) -> dtype:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_TYPE_NAMES[self.name]}")
+
+
+def _ml(name: str):
+    return None if _ml_dtypes is None else getattr(_ml_dtypes, name)
+
+
+_limited_in_use = [False]
+uint16 = _LimitedDtype("uint16", np.uint16, False, False, 2)
+uint32 = _LimitedDtype("uint32", np.uint32, False, False, 4)
+uint64 = _LimitedDtype("uint64", np.uint64, False, False, 8)
+float8_e4m3fn = _LimitedDtype("float8_e4m3fn", _ml("float8_e4m3fn"), True, True, 1)
+float8_e5m2 = _LimitedDtype("float8_e5m2", _ml("float8_e5m2"), True, True, 1)
+float8_e4m3fnuz = _LimitedDtype("float8_e4m3fnuz", _ml("float8_e4m3fnuz"), True, True, 1)
+float8_e5m2fnuz = _LimitedDtype("float8_e5m2fnuz", _ml("float8_e5m2fnuz"), True, True, 1)
+float8_e8m0fnu = _LimitedDtype("float8_e8m0fnu", _ml("float8_e8m0fnu"), True, False, 1)
+UNSIGNED_LIMITED = (uint16, uint32, uint64)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+_LIMITED = UNSIGNED_LIMITED + (FLOAT8 if _ml_dtypes is not None else ())
+LIMITED_NP = frozenset(d._np for d in _LIMITED)  # NumPy dtypes of the limited dtypes dyngrad can hold
+FLOAT8_NP = frozenset(d._np for d in FLOAT8 if d._np is not None)
+
 ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in ALL}
 _NAMES = {d.name: d for d in ALL}
 _NAMES["complex32"] = complex32
 _NAMES["bfloat16"] = bfloat16
+_NAMES.update((d.name, d) for d in UNSIGNED_LIMITED + FLOAT8)
 if BF16_NP is not None:
     _FROM_NP[BF16_NP] = bfloat16
     ALL = ALL + (bfloat16,)
+ALL = ALL + _LIMITED
+_LIMITED_FROM_NP = {d._np: d for d in _LIMITED}  # (in _FROM_NP once use_limited() has run)
+
+
+def use_limited() -> None:
+    """A limited dtype is in use (Note [Limited dtypes]): from now on ops check their inputs' dtypes."""
+    if _limited_in_use[0]:
+        return
+    from .autograd import forward_ad
+
+    _limited_in_use[0] = True
+    _FROM_NP.update(_LIMITED_FROM_NP)
+    forward_ad.enable_bf16()
 
 
 def is_float_np(npd) -> _builtins.bool:
@@ -173,6 +247,9 @@ def from_numpy(np_dtype) -> dtype:
         try:
             return _FROM_NP[npd]
         except KeyError:
+            if npd in _LIMITED_FROM_NP:  # the first array of a limited dtype (Note [Limited dtypes])
+                use_limited()
+                return _FROM_NP[npd]
             raise TypeError(_NUMPY_TYPES_ERROR.format(npd.type.__name__, module=npd.type.__module__)) from None
 
 
@@ -180,8 +257,8 @@ def check_numpy(np_dtype) -> np.dtype:
     """Return ``np_dtype`` if torch accepts it from NumPy (the dtype of an array or NumPy scalar), else raise torch's
     TypeError; torch refuses ml_dtypes' bfloat16 arrays too (it has no NumPy bfloat16)."""
     d = from_numpy(np_dtype)
-    if d is bfloat16:
-        raise TypeError(_NUMPY_TYPES_ERROR.format("bfloat16", module=d.np.type.__module__))
+    if d is bfloat16 or d.name.startswith("float8"):
+        raise TypeError(_NUMPY_TYPES_ERROR.format(d.name, module=d.np.type.__module__))
     return d.np
 
 
@@ -208,6 +285,9 @@ _SCALAR_TYPE_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
     "complex128": "ComplexDouble", "complex32": "ComplexHalf", "bfloat16": "BFloat16",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
+    "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
 }
 
 
@@ -252,6 +332,8 @@ def _category(npd: np.dtype) -> _builtins.int:
 
 def promote_dtypes(a: dtype, b: dtype) -> dtype:
     """torch.promote_types on dyngrad dtypes, complex32 included (complex, of float16's precision)."""
+    if a is not b and (type(a) is _LimitedDtype or type(b) is _LimitedDtype):
+        _check_limited_promotion(a, b)
     if a is bfloat16 or b is bfloat16:
         other = b if a is bfloat16 else a
         if other is complex32:
@@ -273,6 +355,8 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on NumPy dtypes."""
     if a is b or a == b:
         return a
+    if _limited_in_use[0] and (a in LIMITED_NP or b in LIMITED_NP):
+        _check_limited_promotion(from_numpy(a), from_numpy(b))
     ca, cb = _category(a), _category(b)
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
@@ -285,6 +369,17 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     if ca == 2 and a.itemsize == b.itemsize == 2:  # bfloat16 with float16: float32, as torch
         return np.dtype(np.float32)
     return a if a.itemsize >= b.itemsize else b
+
+
+def _check_limited_promotion(a: dtype, b: dtype) -> None:
+    """torch's refusals to promote two different dtypes when one is limited (Note [Limited dtypes]): a float8 type
+    promotes with nothing else, uint16/32/64 only with a floating type (which wins)."""
+    names = f"{_SCALAR_TYPE_NAMES[a.name]} and {_SCALAR_TYPE_NAMES[b.name]}"
+    if a in FLOAT8 or b in FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {names}")
+    for u, other in ((a, b), (b, a)):
+        if u in UNSIGNED_LIMITED and not other.is_floating_point:
+            raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {names}")
 
 
 def _scalar_dtype(value) -> np.dtype:
@@ -310,6 +405,8 @@ def _combine(higher, lower):
     if ch == 3:
         return higher
     if cl == 3:
+        if ch == 2 and higher.itemsize == 1:  # float8: torch asks for its complex type, which does not exist
+            raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(higher)}")
         return np.dtype(np.complex128) if higher == np.float64 else (lower if ch < 2 else np.dtype(np.complex64))
     if ch == 2:
         return higher

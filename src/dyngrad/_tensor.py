@@ -515,8 +515,11 @@ class Tensor:
             raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self._requires_grad and _state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self._data.dtype.kind == "V":  # bfloat16: torch has no NumPy dtype for it
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        npd = self._data.dtype
+        if npd.kind == "V" or npd.itemsize == 1 and npd.kind == "f":  # bfloat16, float8: torch has no NumPy dtype
+            from ._dtype import scalar_type_name
+
+            raise TypeError(f"Got unsupported ScalarType {scalar_type_name(npd)}")
         if not force:
             if self._is_conj:
                 raise RuntimeError(
@@ -533,8 +536,11 @@ class Tensor:
 
         if self._requires_grad and _state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self._data.dtype.kind == "V":  # bfloat16, as Tensor.numpy
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        npd = self._data.dtype
+        if npd.kind == "V" or npd.itemsize == 1 and npd.kind == "f":  # bfloat16, float8, as Tensor.numpy
+            from ._dtype import scalar_type_name
+
+            raise TypeError(f"Got unsupported ScalarType {scalar_type_name(npd)}")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __len__(self) -> int:

@@ -459,13 +459,17 @@ from ._ops import (  # noqa: E402
     activations_extra,
     aten_kernels,
     ctc,
+    dtype_queries,
     functional_extras,
+    hash_tensor,
     losses_margin,
     native_norms,
     private_ops,
+    scaled_mm,
 )
 
-FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops)
+FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
+                       hash_tensor, scaled_mm, dtype_queries)
 
 
 def install() -> None:

@@ -92,7 +92,7 @@ class _Formatter:
     sizes the columns from the elements that will actually be shown.
     """
 
-    def __init__(self, values: np.ndarray, floating: bool) -> None:
+    def __init__(self, values: np.ndarray, floating: bool, exponent_only: bool = False) -> None:
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -114,7 +114,12 @@ class _Formatter:
             return
 
         # Zeros, nans and infs never influence the layout decision.
-        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if exponent_only:
+            # float8_e8m0fnu: torch's isfinite is true for all its values, NaN included (which then makes every
+            # comparison below false), and its "zero" is the 0 it converts to, 2**-127
+            finite = flat[flat != 2.0**-127]
+        else:
+            finite = flat[np.isfinite(flat) & (flat != 0)]
         if finite.size == 0:
             return
 
@@ -261,7 +266,9 @@ def _summarized_values(a: np.ndarray) -> np.ndarray:
 
 def _tensor_body(a: np.ndarray, indent: int) -> str:
     """The bracketed contents, without "tensor(" or any suffix."""
-    if a.dtype.kind == "V":  # bfloat16 (Note [bfloat16]): its values are exact in float32, which NumPy formats
+    exponent_only = a.dtype.name == "float8_e8m0fnu"
+    if a.dtype.kind == "V" or a.dtype.itemsize == 1 and a.dtype.kind == "f":
+        # bfloat16 (Note [bfloat16]) and float8 (Note [Limited dtypes]): exact in float32, which NumPy formats
         a = a.astype(np.float32)
     summarize = a.size > _options["threshold"]
     shown = _summarized_values(a) if summarize else a.reshape(-1)
@@ -269,7 +276,7 @@ def _tensor_body(a: np.ndarray, indent: int) -> str:
         real_fmt = _Formatter(shown.real, floating=True)
         imag_fmt: _Formatter | None = _Formatter(shown.imag, floating=True)
     else:
-        real_fmt = _Formatter(shown, floating=a.dtype.kind in "fV")
+        real_fmt = _Formatter(shown, floating=a.dtype.kind in "fV", exponent_only=exponent_only)
         imag_fmt = None
     return _nested_str(a, indent, summarize, real_fmt, imag_fmt)
 

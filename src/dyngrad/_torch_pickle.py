@@ -386,6 +386,9 @@ class StorageRef:
         self.key, self.dtype_name, self.numel, self.array = key, dtype_name, numel, array
 
     def persistent_id(self, legacy: bool = False) -> tuple:
+        if self.dtype_name not in _STORAGE_OF:  # no legacy storage class (uint16/32/64, float8): torch writes the
+            # bytes as an UntypedStorage, its size in bytes, and names the dtype in _rebuild_tensor_v3
+            return ("storage", Global("torch.storage", "UntypedStorage"), self.key, "cpu", self.array.nbytes)
         storage_type = Global("torch", _STORAGE_OF[self.dtype_name])
         if legacy:  # torch's non-zip format adds view metadata (None: dyngrad writes whole storages)
             return ("storage", storage_type, self.key, "cpu", self.numel, None)
@@ -506,9 +509,13 @@ class TorchPickler(pickle._Pickler):
             return (Global("torch._utils", "_rebuild_parameter"), (data, t._requires_grad, OrderedDict()))
         ref, offset, stride, metadata = self.storages.locate(t)
         args = (ref, offset, tuple(t._data.shape), stride, t._requires_grad, OrderedDict())
+        if ref.dtype_name in _STORAGE_OF:
+            rebuild = Global("torch._utils", "_rebuild_tensor_v2")
+        else:  # (an UntypedStorage: the dtype follows the backward hooks, as torch writes it)
+            rebuild = Global("torch._utils", "_rebuild_tensor_v3")
+            args += (t.dtype,)
         if metadata:
             args += (metadata,)
-        rebuild = Global("torch._utils", "_rebuild_tensor_v2")
         state = python_state(t)
         if type(t) is Tensor and not state:
             return (rebuild, args)
@@ -524,3 +531,4 @@ class TorchPickler(pickle._Pickler):
         self.save(Global("torch", obj.name))  # through save(): a name written before is a memo lookup
 
     dispatch[_dtype.dtype] = save_dtype
+    dispatch[_dtype._LimitedDtype] = save_dtype  # (pickle's dispatch goes by exact type)

@@ -11,6 +11,15 @@ import numpy as np
 
 from . import _dtype
 
+# float8 type -> (min, max, eps, smallest normal), as torch.finfo gives them; known without ml_dtypes
+_FLOAT8_INFO = {
+    "float8_e4m3fn": (-448.0, 448.0, 0.125, 2.0**-6),
+    "float8_e5m2": (-57344.0, 57344.0, 0.25, 2.0**-14),
+    "float8_e4m3fnuz": (-240.0, 240.0, 0.125, 2.0**-7),
+    "float8_e5m2fnuz": (-57344.0, 57344.0, 0.125, 2.0**-15),
+    "float8_e8m0fnu": (2.0**-127, 2.0**127, 1.0, 2.0**-127),
+}
+
 
 class finfo:
     """Limits of a floating-point dtype (a complex dtype gives its real part's).
@@ -34,6 +43,11 @@ class finfo:
             self.bits, self.eps, self.max = 16, 2.0**-7, (2 - 2.0**-7) * 2.0**127
             self.min, self.tiny, self.smallest_normal = -self.max, 2.0**-126, 2.0**-126
             self.resolution, self.dtype = 0.01, "bfloat16"
+            return
+        if real.name in _FLOAT8_INFO:  # torch's values (c10's numeric_limits of its Float8 types)
+            self.bits, self.resolution, self.dtype = 8, 1.0, real.name
+            self.min, self.max, self.eps, self.tiny = _FLOAT8_INFO[real.name]
+            self.smallest_normal = self.tiny
             return
         info = np.finfo(real.np)
         self.bits = info.bits

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import LIMITED_NP, _limited_in_use
 from .._tensor import Tensor, wrap
 from ._promote import prepare
+from .limited_dtypes import refuse as refuse_limited
 
 
 def _compare(fn, ordered_kernel=None):
@@ -24,6 +26,10 @@ def _compare(fn, ordered_kernel=None):
                 from .complex_support import kernel_error
 
                 raise kernel_error(ordered_kernel, npd)
+            if _limited_in_use[0] and npd in LIMITED_NP:  # no ordering kernel for uint16/32/64 or float8
+                from .limited_dtypes import not_implemented
+
+                raise not_implemented(ordered_kernel, npd)
         _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
 
@@ -49,6 +55,8 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def logical_not(a: Tensor) -> Tensor:
+    if _limited_in_use[0]:
+        refuse_limited("logical_not_cpu", a)
     return wrap(xp.logical_not(a._data))
 
 
@@ -89,6 +97,8 @@ bitwise_xor = bitwise_op(xp.bitwise_xor, "bitwise_xor_cpu")
 
 def bitwise_not(a: Tensor) -> Tensor:
     d = a._data
+    if _limited_in_use[0]:
+        refuse_limited("bitwise_not_cpu", d)
     if d.dtype.kind in "fcV":
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_type_name(d.dtype)}\'')
     return wrap(xp.invert(d))
@@ -105,6 +115,8 @@ def _logical(fn, name):
     def op(input, other) -> Tensor:  # noqa: A002 - torch's name
         _need_tensor(name, other)
         x, y = input._data, other._data
+        if _limited_in_use[0]:
+            refuse_limited(f"{name}_cpu", x, y)
         _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
 
@@ -124,16 +136,25 @@ def isnan(input: Tensor) -> Tensor:  # noqa: A002
 
 def isinf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if _limited_in_use[0] and d.dtype.name != "float8_e5m2":  # (the one float8 type with infinities has the kernel)
+        refuse_limited("isinf", d, unsigned=False)
     return wrap(xp.isinf(d) if d.dtype.kind in "fcV" else xp.zeros(d.shape, dtype=bool))
 
 
 def isfinite(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if _limited_in_use[0] and d.dtype in LIMITED_NP:
+        if d.dtype.name == "float8_e8m0fnu":  # torch: true for all its values, NaN included
+            return wrap(xp.ones(d.shape, dtype=bool))
+        if d.dtype.name != "float8_e5m2":
+            refuse_limited("isfinite", d, unsigned=False)
     return wrap(xp.isfinite(d) if d.dtype.kind in "fcV" else xp.ones(d.shape, dtype=bool))
 
 
 def isposinf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if _limited_in_use[0]:
+        refuse_limited("isposinf_cpu", d, unsigned=False)
     if d.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
     return wrap(xp.isposinf(d) if d.dtype.kind in "fV" else xp.zeros(d.shape, dtype=bool))
@@ -141,6 +162,8 @@ def isposinf(input: Tensor) -> Tensor:  # noqa: A002
 
 def isneginf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
+    if _limited_in_use[0]:
+        refuse_limited("isneginf_cpu", d, unsigned=False)
     if d.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
     return wrap(xp.isneginf(d) if d.dtype.kind in "fV" else xp.zeros(d.shape, dtype=bool))
@@ -153,6 +176,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     x, y = input._data, other._data
     if x.dtype != y.dtype:
         raise RuntimeError(f"{_type_name(x.dtype)} did not match {_type_name(y.dtype)}")
+    if _limited_in_use[0]:
+        refuse_limited("mul_cpu_reduced_float", x, unsigned=False)
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if tol < 0:  # (aten prints the double as C++'s ostream does: %g)
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")

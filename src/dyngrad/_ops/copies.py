@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._batching.array import BatchedArray as _BatchedArray
+from .._dtype import FLOAT8_NP
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import _state as _grad_state
 from . import diagonals, join_split
@@ -422,9 +423,12 @@ class AsStridedBackward0(Op):
     @staticmethod
     def forward(a, size, stride, offset, in_geometry, storage_len):
         flat, _ = _storage_of(a)
-        view = xp.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
+        if flat.dtype != a.dtype:  # a view of a root of another dtype (x.view(torch.uint8), a float8 cast's bytes)
+            flat = flat.view(a.dtype)
+        proxy = flat.view(xp.uint8) if a.dtype in FLOAT8_NP else flat  # (NumPy's as_strided loses ml_dtypes' float8)
+        view = xp.lib.stride_tricks.as_strided(proxy[offset:], shape=tuple(size),
                                                strides=tuple(s * a.itemsize for s in stride), writeable=False)
-        return view
+        return view if proxy is flat else view.view(a.dtype)
 
     def backward(self, g):
         size, stride, offset, in_geometry, storage_len = self._params

@@ -13,8 +13,10 @@ from __future__ import annotations
 from .._backend import along_axis_key, xp
 from .._backend import index_add as _add_at
 from .._batching.array import BatchedArray as _BatchedArray
+from .._dtype import _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
+from .limited_dtypes import refuse as refuse_limited
 from .registry import Op, apply, register
 from .shape import _mark_view
 
@@ -978,6 +980,8 @@ def take_along_dim(a: Tensor, indices: Tensor, dim=None) -> Tensor:
 def nonzero(a: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero entries: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
     d = a._data
+    if _limited_in_use[0]:
+        refuse_limited("nonzero_count_cpu", d)
     if as_tuple:
         if d.ndim == 0:
             return (wrap(xp.zeros(int(d != 0), dtype=xp.int64)),)

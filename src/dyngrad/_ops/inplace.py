@@ -13,7 +13,7 @@ import weakref
 
 from .._backend import xp
 from .._batching.dispatch import copy_slices_node, logical_backward
-from .._dtype import scalar_type_name
+from .._dtype import _limited_in_use, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.forward_ad import _register as _fw_register
@@ -99,6 +99,8 @@ def direct(t: Tensor, other, ufunc) -> bool:
         return False
     if t._fw_grad is not None or (type(other) is Tensor and other._fw_grad is not None):
         return False  # a forward-AD tangent must follow the change
+    if _limited_in_use[0]:  # uint16/32/64, float8: registry's path refuses what torch has no kernel for
+        return False
     dst = t._data
     if type(other) is Tensor:
         src = other._data
@@ -269,7 +271,10 @@ class CopyBackwards(Op):
 def zero_(t: Tensor) -> Tensor:
     if (not _state.enabled or not t._requires_grad) and t._fw_grad is None:
         _check_inplace_allowed(t) if _state.enabled else None
-        t._data[...] = 0
+        if _limited_in_use[0] and t._data.dtype.itemsize == 1:  # float8: torch clears the bytes (0 is NaN in e8m0fnu)
+            t._data.view(xp.uint8)[...] = 0
+        else:
+            t._data[...] = 0
         t._vc[0] += 1
         return t
     return inplace(t, lambda a: apply(ZeroBackward0, (a,)))

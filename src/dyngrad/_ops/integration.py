@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import _limited_in_use, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
+from .limited_dtypes import refuse as refuse_limited
 
 
 def _torch():
@@ -260,6 +261,8 @@ def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False
     Raises RuntimeError for boundaries that are not 1-D (torch's text)."""
     _need_tensor("bucketize", boundaries, "boundaries", 2)
     b = boundaries._data
+    if _limited_in_use[0]:
+        refuse_limited("searchsorted_out_cpu", b, float8=False)
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
     values = input._data if isinstance(input, Tensor) else xp.asarray(input)
@@ -275,6 +278,8 @@ def histc(input, bins: int = 100, min=0, max=0, *, out=None):  # noqa: A002 - to
     Raises RuntimeError for bins <= 0, max < min, a non-finite range, integer input (torch's texts)."""
     _need_tensor("histc", input)
     a = input._data
+    if _limited_in_use[0]:
+        refuse_limited("aminmax_cpu", a)
     if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     if bins <= 0:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._batching.array import any_sample, per_sample
+from .._dtype import _limited_in_use
 from .._tensor import Tensor, wrap
 from .complex import conj_value as conj
+from .limited_dtypes import refuse as refuse_limited
 from .matmul import _broadcast_error, _type_name, matmul
 from .registry import Op, apply, register
 
@@ -41,6 +43,8 @@ def trace(a: Tensor) -> Tensor:
     Raises:
         RuntimeError: input that is not 2-D.
     """
+    if _limited_in_use[0]:  # (torch's kernel refuses the dtype before it looks at the shape)
+        refuse_limited("trace", a)
     if a._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a._data.ndim}")
     return apply(TraceBackward0, (a,), (a._data.shape,))

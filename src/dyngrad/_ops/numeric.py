@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import default_float_np, from_numpy, scalar_type_name
+from .._dtype import _limited_in_use, default_float_np, from_numpy, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import forward_ad as _fw_ad
 from ._promote import prepare
 from .complex import conj_value as conj
+from .limited_dtypes import refuse as refuse_limited
 from .reduction import return_type
 from .registry import Op, apply, register
 
@@ -207,6 +208,8 @@ def signbit(input, *, out=None):  # noqa: A002 - torch's name
     Raises RuntimeError for complex input (torch's text)."""
     _need_tensor("signbit", input, "input", 1)
     d = input._data
+    if _limited_in_use[0]:
+        refuse_limited("signbit_cpu", d, unsigned=False)
     if d.dtype.kind == "c":
         raise RuntimeError("signbit is not implemented for complex tensors.")
     if d.dtype.kind == "b":
@@ -244,6 +247,8 @@ def heaviside(input, values, *, out=None):  # noqa: A002 - torch's name
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if a.dtype != v.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if _limited_in_use[0]:
+        refuse_limited("heaviside_cpu", a)
     return apply(HeavisideNotImplemented, (input, values))
 
 
@@ -301,6 +306,8 @@ def _shift(name: str, kernel: str, fn, input, other):  # noqa: A002
     dt = xp.result_type(x, y)
     if dt.kind not in "iu":
         raise _not_implemented(kernel, dt)
+    if _limited_in_use[0]:
+        refuse_limited(kernel, x, y)
     x = xp.asarray(x, dtype=dt)
     y = xp.asarray(y, dtype=dt)
     shape = xp.broadcast_shapes(x.shape, y.shape)

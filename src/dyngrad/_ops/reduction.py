@@ -20,9 +20,11 @@ import operator
 import warnings
 
 from .._backend import along_axis_key, broadcast_to, sum_to_axes, xp
+from .._dtype import _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import complex_support as cs
 from .complex import conj_value as conj
+from .limited_dtypes import refuse as refuse_limited
 from .registry import Op, apply, apply_multi, register
 
 
@@ -568,6 +570,8 @@ def amin(a: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def _arg(name, pick, a: Tensor, dim, keepdim):
     d = a._data
+    if _limited_in_use[0]:
+        refuse_limited(f"{name}_cpu", d)
     if d.dtype.kind == "c":
         raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
@@ -1262,6 +1266,8 @@ def any(a: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
 
 def count_nonzero(a: Tensor, dim=None) -> Tensor:
     d = a._data
+    if _limited_in_use[0]:
+        refuse_limited("nonzero_count_cpu", d)
     axes = _reduce_axes(a, dim) if dim is not None else None
     return wrap(xp.asarray(xp.count_nonzero(d, axis=axes), dtype=xp.int64))
 

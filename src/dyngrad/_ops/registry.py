@@ -24,6 +24,7 @@ import threading
 import weakref
 
 from .._backend import xp
+from .._dtype import _limited_in_use
 from .._tensor import Tensor, wrap
 from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
@@ -31,6 +32,7 @@ from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node, SavedResult, _sequence, new_node
 from . import autocast_policy as _autocast
 from . import bf16_compute as _bf16
+from . import limited_dtypes as _limited
 
 _new = object.__new__
 _getframe = sys._getframe
@@ -339,9 +341,16 @@ def _bf16_apply(op, inputs, params, arrays) -> Tensor:
     (Note [bfloat16 compute]); the node is ``op``'s own, so grad_fn names and backward are unchanged."""
     if arrays is None:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
-    if not _bf16.has_bf16(arrays):
+    if _limited_in_use[0]:  # uint16/32/64 or float8 have been used: refuse what torch has no kernel for
+        out = _limited.check(op, arrays, params)  # (or a float8 cast's result, computed by torch's rules)
+    else:
+        out = None
+    if out is not None:
+        _bf16_box.out = out
+    elif not _bf16.has_bf16(arrays):
         return apply(op, inputs, params, arrays)
-    _bf16_box.out = _bf16.compute(op, arrays, params)
+    else:
+        _bf16_box.out = _bf16.compute(op, arrays, params)
     try:
         return apply(_precomputed(op), inputs, params, arrays)
     finally:
@@ -403,6 +412,8 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         if _fw.inference or _fw.profiling:
             return _special_multi(op, inputs, params)
     arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
+    if _fw.bf16 and _limited_in_use[0]:  # Note [Limited dtypes]
+        _limited.check(op, arrays, params)
     if _fw.bf16 and _bf16.has_bf16(arrays):  # Note [bfloat16 compute]
         outs = _bf16.compute(op, arrays, params)
     else:

@@ -15,8 +15,10 @@ selection algorithm, so with ties their indices (and where the gradient goes) ma
 from __future__ import annotations
 
 from .._backend import along_axis_key, xp
+from .._dtype import LIMITED_NP, _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import complex_support as cs
+from .limited_dtypes import refuse as refuse_limited
 from .reduction import _const, _scatter, _unsqueeze_to, values_indices
 from .registry import Op, apply, apply_multi, register
 
@@ -93,6 +95,8 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False, stable=_NO_STABLE):
 def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     axis = _wrap_dim(dim, a._data.ndim)
     cs.refuse_complex(a._data, cs.SORT, RuntimeError)
+    if _limited_in_use[0]:
+        refuse_limited("sorting_kernel_method_name", a, unsigned=False)
     if a._data.ndim == 0:
         return wrap(xp.zeros((), dtype=xp.int64))
     return wrap(_stable_order(a._data, axis, descending).astype(xp.int64))
@@ -452,6 +456,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
             )
         right = side == "right"
     seq = sorted_sequence._data
+    if _limited_in_use[0]:
+        refuse_limited("searchsorted_out_cpu", seq, float8=False)
     scalar = not isinstance(input, Tensor)
     vals = xp.asarray(input) if scalar else input._data
     if seq.ndim == 0:
@@ -522,7 +528,7 @@ def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:  # noqa
     ``minlength`` long. int64 counts; weights give float64 (float32 weights keep float32). A weights tensor
     that requires grad gets torch's NotImplemented node (its backward raises)."""
     a = input._data
-    if a.dtype.kind not in "iu":
+    if a.dtype.kind not in "iu" or _limited_in_use[0] and a.dtype in LIMITED_NP:
         from .._dtype import scalar_type_name
 
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")

@@ -100,7 +100,12 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002 - torch's name
     a = input._data
     d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind not in "fcV":
-        from .._dtype import default_float_np
+        from .._dtype import _limited_in_use, default_float_np
+
+        if _limited_in_use[0]:  # (uint16/32/64: torch's kernel refuses them before promoting)
+            from .limited_dtypes import refuse
+
+            refuse("logcumsumexp_out_cpu", a)
 
         a = a.astype(default_float_np())
     return apply(LogcumsumexpBackward0, (input,), (d,), (a,))

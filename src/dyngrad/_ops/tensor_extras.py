@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins  # histogram's ``range`` argument hides the builtin
 import math
 
+from .. import _dtype
 from .._backend import xp
 from .._dtype import scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
@@ -153,6 +154,10 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
     of equal consecutive elements (or slices along dim) kept once; optionally the inverse indices (input's
     shape, or the dim's length) and the run lengths (int64). Without dim the input is flattened."""
     a = input._data
+    if _dtype._limited_in_use[0]:
+        from .limited_dtypes import refuse
+
+        refuse("unique", a, unsigned=False)
     if dim is None:
         flat = a.reshape(-1)
         if flat.size == 0:
