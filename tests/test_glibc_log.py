@@ -101,6 +101,21 @@ def test_shapes_and_the_platform_check(shape):
                           .view(_u64))
 
 
+def test_randn_and_normal_rsample_match_torch():
+    for lib in (torch, dyngrad):
+        lib.manual_seed(3)
+    want = torch.randn(300_001, dtype=torch.float64).numpy()
+    got = dyngrad.randn(300_001, dtype=dyngrad.float64).numpy()
+    assert np.array_equal(got.view(_u64), want.view(_u64))
+    loc, scale = np.linspace(-2, 2, 250_000), np.linspace(0.5, 3, 250_000)
+    draws = []
+    for lib in (torch, dyngrad):
+        lib.manual_seed(9)
+        dist = lib.distributions.Normal(lib.tensor(loc, requires_grad=True), lib.tensor(scale))
+        draws.append(dist.rsample().detach().numpy())
+    assert np.array_equal(draws[1].view(_u64), draws[0].view(_u64))
+
+
 def test_large_normal_draws_match_torch():
     # 2**20 float64 normals: 2**19 logs through the normal_fill_16 path, the block tail included
     for n, mean, std in ((1 << 20, 0.0, 1.0), (100_003, 1.5, 0.25)):
