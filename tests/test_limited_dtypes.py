@@ -571,3 +571,32 @@ NUMPY_AND_ARITHMETIC_EXPRS = [
 def test_numpy_interop_and_supported_arithmetic(expr):
     t, d = both(expr, np=(np, np))
     assert t == d
+
+
+TESTING_EXPRS = [
+    'torch.isclose(f, f, rtol=0, atol=0)',
+    'torch.isclose(f, f, rtol=0, atol=0, equal_nan=True)',
+    'torch.isclose(f, f, rtol=0, atol=1e-3)',
+    'torch.allclose(f, f, rtol=0, atol=0)',
+    'torch.testing.assert_close(f, f, rtol=1e-3, atol=1e-3)',
+    'torch.testing.assert_close(f[0], f[1])',
+    'torch.testing.assert_close(f, f[:2])',
+    'torch.testing.assert_close(f, g)',
+    'torch.testing.assert_close(f, g, equal_nan=True)',
+    'torch.testing.assert_close(f.to(torch.float8_e8m0fnu), f.to(torch.float8_e8m0fnu))',
+    'torch.testing.assert_close(f, torch.tensor([1., 2.5, 0]).to(torch.float8_e4m3fn))',
+    'torch.testing.assert_close(f, f.float())',
+    'torch.testing.assert_close(f.reshape(3, 1), torch.tensor([[1.], [3.], [1.]]).to(torch.float8_e4m3fn))',
+    'torch.equal(f, f)',
+    'torch.equal(torch.tensor([1], dtype=torch.uint32), torch.tensor([1], dtype=torch.uint32))',
+]
+
+
+@pytest.mark.parametrize("expr", TESTING_EXPRS)
+def test_isclose_equal_and_assert_close(expr):
+    """float8: isclose only without tolerance (then ==), equal refused, assert_close's bitwise comparison."""
+    x, y = [1.0, 2.0, float("nan")], [1.0, 2.1, float("nan")]
+    env = {"f": (torch.tensor(x).to(torch.float8_e4m3fn), dyngrad.tensor(x).to(dyngrad.float8_e4m3fn)),
+           "g": (torch.tensor(y).to(torch.float8_e4m3fn), dyngrad.tensor(y).to(dyngrad.float8_e4m3fn))}
+    t, d = both(expr, **env)
+    assert t == d
