@@ -511,3 +511,92 @@ def test_data_movement(name, expr):
         env = {"f": (torch.tensor(data).to(getattr(torch, name)), dyngrad.tensor(data).to(getattr(dyngrad, name)))}
     t, d = both(expr, **env)
     assert t == d
+
+
+NUMPY_AND_ARITHMETIC_EXPRS = [
+    "torch.from_numpy(np.array([1, 2], dtype='uint32'))",
+    "torch.from_numpy(np.array([2**64-1], dtype='uint64'))",
+    "torch.tensor(np.array([7], dtype='uint16'))",
+    "torch.as_tensor(np.array([7], dtype='uint16'))",
+    'torch.tensor(np.uint32(5))',
+    "torch.tensor(np.array([1.5], dtype='float32'), dtype=torch.uint16)",
+    "torch.from_numpy(np.array([1, 2], dtype='uint32')) + torch.from_numpy(np.array([1, 2], dtype='uint32'))",
+    'torch.tensor([1, 2], dtype=torch.uint16).numpy()',
+    'torch.tensor([1, 2], dtype=torch.uint64) * torch.tensor(3, dtype=torch.uint64)',
+    'torch.tensor([1, 2], dtype=torch.uint16) * torch.tensor([3, 4], dtype=torch.uint16)',
+    'torch.tensor([60000, 2], dtype=torch.uint16) * 2',
+    'torch.tensor([2**63, 2], dtype=torch.uint64) * 2',
+    'torch.tensor([5, 2], dtype=torch.uint32) / torch.tensor([2, 4], dtype=torch.uint32)',
+    'torch.tensor([5, 2], dtype=torch.uint32).sum(dtype=torch.int64)',
+    'torch.tensor([5, 2], dtype=torch.uint32).to(torch.int64).sum()',
+    'torch.tensor([[5, 2]], dtype=torch.uint32).sum(1)',
+    'torch.tensor([5, 2], dtype=torch.uint16).sqrt()',
+    'torch.tensor([5, 2], dtype=torch.uint64).exp()',
+    'torch.tensor([5, 2], dtype=torch.uint32).sin()',
+    'torch.tensor([5, 2], dtype=torch.uint32) == torch.tensor([5, 3], dtype=torch.uint32)',
+    'torch.tensor([5, 2], dtype=torch.uint32).ne(2)',
+    'torch.tensor([5, 2], dtype=torch.uint32) & 3',
+    'torch.tensor([5, 2], dtype=torch.uint32) | torch.tensor([1, 1], dtype=torch.uint32)',
+    'torch.tensor([5, 2], dtype=torch.uint32).bitwise_xor(7)',
+    'torch.tensor([5, 2], dtype=torch.uint32).sort(descending=True)',
+    'torch.tensor([5, 2, 5], dtype=torch.uint32).unique(sorted=True, return_inverse=True)',
+    'torch.tensor([5, 2], dtype=torch.uint32).cumsum(0)',
+    'torch.tensor([5, 2], dtype=torch.uint32).cumprod(0)',
+    'torch.tensor([5, 2], dtype=torch.uint32).prod()',
+    'torch.tensor([5, 2], dtype=torch.uint32).float().mean()',
+    'torch.tensor([5, 2], dtype=torch.uint32).true_divide(2)',
+    'torch.tensor([5, 2], dtype=torch.uint32).all()',
+    'torch.tensor([5, 0], dtype=torch.uint32).any()',
+    'torch.tensor([5, 0], dtype=torch.uint32).bool()',
+    'torch.tensor([5, 0], dtype=torch.uint32).nansum()',
+    'torch.tensor([5, 0], dtype=torch.uint32).where(torch.tensor([True, False]), torch.tensor(7, dtype=torch.uint32))',
+    'torch.tensor([5, 0], dtype=torch.uint32).msort()',
+    'torch.tensor([5, 0], dtype=torch.uint32).repeat_interleave(2)',
+    'torch.tensor([5, 0], dtype=torch.uint32).expand(2, 2)',
+    'torch.tensor([5, 0], dtype=torch.uint32)[torch.tensor([True, False])]',
+    'torch.tensor([5, 0], dtype=torch.uint32).index_put((torch.tensor([0]),), torch.tensor([1], dtype=torch.uint32))',
+    'torch.tensor([5, 0], dtype=torch.uint32).clone().__setitem__(0, 3)',
+    'torch.tensor([5, 0], dtype=torch.uint32).equal(torch.tensor([5, 0], dtype=torch.uint32))',
+    'torch.tensor([5, 0], dtype=torch.uint32).mul(torch.tensor([2.5, 1.0]))',
+    'torch.tensor([5, 0], dtype=torch.uint32) * torch.tensor([2, 1], dtype=torch.int32)',
+    'torch.tensor([5, 0], dtype=torch.uint32) * True',
+    'torch.tensor([5, 0], dtype=torch.uint32) * torch.tensor(True)',
+    'torch.tensor([True, False]) * torch.tensor(3, dtype=torch.uint32)',
+    'torch.tensor([5, 0], dtype=torch.uint32) * torch.tensor(2.5, dtype=torch.float64)',
+    'torch.tensor([5, 0], dtype=torch.uint32) * 1j',
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_AND_ARITHMETIC_EXPRS)
+def test_numpy_interop_and_supported_arithmetic(expr):
+    t, d = both(expr, np=(np, np))
+    assert t == d
+
+
+TESTING_EXPRS = [
+    'torch.isclose(f, f, rtol=0, atol=0)',
+    'torch.isclose(f, f, rtol=0, atol=0, equal_nan=True)',
+    'torch.isclose(f, f, rtol=0, atol=1e-3)',
+    'torch.allclose(f, f, rtol=0, atol=0)',
+    'torch.testing.assert_close(f, f, rtol=1e-3, atol=1e-3)',
+    'torch.testing.assert_close(f[0], f[1])',
+    'torch.testing.assert_close(f, f[:2])',
+    'torch.testing.assert_close(f, g)',
+    'torch.testing.assert_close(f, g, equal_nan=True)',
+    'torch.testing.assert_close(f.to(torch.float8_e8m0fnu), f.to(torch.float8_e8m0fnu))',
+    'torch.testing.assert_close(f, torch.tensor([1., 2.5, 0]).to(torch.float8_e4m3fn))',
+    'torch.testing.assert_close(f, f.float())',
+    'torch.testing.assert_close(f.reshape(3, 1), torch.tensor([[1.], [3.], [1.]]).to(torch.float8_e4m3fn))',
+    'torch.equal(f, f)',
+    'torch.equal(torch.tensor([1], dtype=torch.uint32), torch.tensor([1], dtype=torch.uint32))',
+]
+
+
+@pytest.mark.parametrize("expr", TESTING_EXPRS)
+def test_isclose_equal_and_assert_close(expr):
+    """float8: isclose only without tolerance (then ==), equal refused, assert_close's bitwise comparison."""
+    x, y = [1.0, 2.0, float("nan")], [1.0, 2.1, float("nan")]
+    env = {"f": (torch.tensor(x).to(torch.float8_e4m3fn), dyngrad.tensor(x).to(dyngrad.float8_e4m3fn)),
+           "g": (torch.tensor(y).to(torch.float8_e4m3fn), dyngrad.tensor(y).to(dyngrad.float8_e4m3fn))}
+    t, d = both(expr, **env)
+    assert t == d

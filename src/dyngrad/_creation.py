@@ -447,8 +447,9 @@ def _shape_of(size: tuple, name: str) -> tuple:
 
 
 def _refuse_limited(kernel: str, npd, unsigned: bool = True, float8: bool = True) -> None:
-    """torch's NotImplementedError for a creation kernel it has no uint16/32/64 or float8 version of."""
-    if _dtype._limited_in_use[0] and npd in _dtype.LIMITED_NP:
+    """torch's NotImplementedError for a creation kernel it has no uint16/32/64 or float8 version of (callers test
+    ``_dtype._limited_in_use[0]`` first: the usual dtypes pay nothing)."""
+    if npd in _dtype.LIMITED_NP:
         from ._ops.limited_dtypes import refuse
 
         refuse(kernel, xp.empty(0, npd), unsigned=unsigned, float8=float8)
@@ -684,7 +685,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     """Uniform samples from [0, 1)."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
-    _refuse_limited("check_uniform_bounds", npd, unsigned=False)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("check_uniform_bounds", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _uniform(g, s, npd), _random_shape(size, "rand")), requires_grad)
 
 
@@ -693,7 +695,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal samples."""
     _check_device(device)
     g, npd = _rng(generator), _float_dtype(dtype)
-    _refuse_limited("normal_kernel_cpu", npd, unsigned=False)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("normal_kernel_cpu", npd, unsigned=False)
     return _finish(_vmap_draw(lambda s: _normal(g, s, npd), _random_shape(size, "randn")), requires_grad)
 
 
@@ -720,7 +723,8 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     shape = _size((size,), "randint") if size else ()
     _check_nonnegative(shape)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
-    _refuse_limited("random_update_from_to", npd, unsigned=False)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("random_update_from_to", npd, unsigned=False)
     g = _rng(generator)
     return _finish(_vmap_draw(lambda s: _integers(g, low, high, s, npd), shape), requires_grad)
 
@@ -731,7 +735,8 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
     if npd.kind == "c":
         raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    _refuse_limited("randperm", npd)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("randperm", npd)
     return _finish(_kernels.randperm(_rng(generator), operator.index(n)).astype(npd), requires_grad)
 
 
@@ -810,7 +815,8 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         npd = _dtype.default_float_np()
     if npd.kind not in "iufV":
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    _refuse_limited("arange_cpu", npd)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("arange_cpu", npd)
     fstart, fend, fstep = (float(v) for v in vals)
     if npd.kind in "iu":
         istart, iend, istep = (int(v) for v in vals)  # truncation, as Scalar::to<int64_t>
@@ -867,7 +873,8 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     npd = _float_dtype(dtype)
     if npd.kind not in "iufcV":
         raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
-    _refuse_limited("linspace_cpu", npd)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("linspace_cpu", npd)
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
     if npd.kind in "fcV":  # (complex: the same two halves, in complex arithmetic)
@@ -893,7 +900,8 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     npd = _float_dtype(dtype)
-    _refuse_limited("eye", npd, float8=False)
+    if _dtype._limited_in_use[0]:
+        _refuse_limited("eye", npd, float8=False)
     return _finish(xp.eye(n, m, dtype=npd), requires_grad)
 
 

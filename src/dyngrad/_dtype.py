@@ -257,7 +257,7 @@ def check_numpy(np_dtype) -> np.dtype:
     """Return ``np_dtype`` if torch accepts it from NumPy (the dtype of an array or NumPy scalar), else raise torch's
     TypeError; torch refuses ml_dtypes' bfloat16 arrays too (it has no NumPy bfloat16)."""
     d = from_numpy(np_dtype)
-    if d is bfloat16 or d.name.startswith("float8"):
+    if d is bfloat16 or (d.itemsize == 1 and d.is_floating_point):  # (bfloat16, float8: ml_dtypes' types)
         raise TypeError(_NUMPY_TYPES_ERROR.format(d.name, module=d.np.type.__module__))
     return d.np
 

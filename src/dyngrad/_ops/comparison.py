@@ -176,7 +176,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     x, y = input._data, other._data
     if x.dtype != y.dtype:
         raise RuntimeError(f"{_type_name(x.dtype)} did not match {_type_name(y.dtype)}")
-    if _limited_in_use[0]:
+    if _limited_in_use[0] and (rtol != 0 or atol != 0):  # (with no tolerance torch's isclose is ==, which runs)
         refuse_limited("mul_cpu_reduced_float", x, unsigned=False)
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if tol < 0:  # (aten prints the double as C++'s ostream does: %g)
@@ -195,6 +195,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     """True when both have the same shape and equal elements."""
     x, y = input._data, other._data
+    if _limited_in_use[0]:
+        refuse_limited("equal_notnan_cpu", x, unsigned=False)
     return x.shape == y.shape and bool((x == y).all())
 
 

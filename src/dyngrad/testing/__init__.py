@@ -139,6 +139,8 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
         raise _Failure(AssertionError,
                        f"The values for attribute 'stride()' do not match: {actual.stride()} != {expected.stride()}.")
     rtol, atol = _tolerances(actual.dtype, expected.dtype, rtol=rtol, atol=atol)
+    if actual.dtype.is_floating_point and actual.dtype.itemsize == 1:
+        return _compare_float8(actual, expected, rtol, atol, equal_nan)
     # (bfloat16 has no Tensor.numpy(): its ml_dtypes arrays are compared as they are)
     a, e = (t.detach()._data if t.dtype is _dtype.bfloat16 else t.detach().numpy() for t in (actual, expected))
     if a.dtype != e.dtype:  # check_dtype=False: both in the promoted dtype
@@ -150,6 +152,27 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     if a.ndim == 0:
         raise _Failure(AssertionError, _scalar_msg(a.item(), e.item(), rtol, atol))
     raise _Failure(AssertionError, _tensor_msg(a, e, matches, rtol, atol))
+
+
+def _compare_float8(actual, expected, rtol, atol, equal_nan) -> None:
+    """torch's bitwise_comp for float8 ("low dimensional floats"): only zero tolerances, values compared by ==
+    (NaN by ``equal_nan``), and a mismatch message without differences (torch computes none for float8)."""
+    from .._ops.limited_dtypes import float8_to_f32
+
+    if rtol != 0.0 or atol != 0.0:
+        raise _Failure(AssertionError, f"Rtol={rtol} and atol={atol} are not supported for bitwise comparison of low "
+                                       "dimensional floats. Please use rtol=0.0 and atol=0.0.")
+    a, e = float8_to_f32(actual.detach()._data), float8_to_f32(expected.detach()._data)
+    matches = _isclose(a, e, 0.0, 0.0, equal_nan)
+    if matches.all():
+        return
+    if a.ndim == 0:
+        raise _Failure(AssertionError, _scalar_msg(a.item(), e.item(), rtol, atol))
+    n = matches.size
+    mismatches = n - int(matches.sum())
+    first = tuple(int(i) for i in np.argwhere(~matches)[0])
+    raise _Failure(AssertionError, f"Tensor-likes are not 'equal'!\n\nMismatched elements: {mismatches} / {n} "
+                                   f"({mismatches / n:.1%})\nThe first mismatched element is at index {first}.")
 
 
 def _is_number(x) -> bool:
