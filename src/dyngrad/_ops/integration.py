@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_KINDS, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 
 
@@ -275,7 +275,7 @@ def histc(input, bins: int = 100, min=0, max=0, *, out=None):  # noqa: A002 - to
     Raises RuntimeError for bins <= 0, max < min, a non-finite range, integer input (torch's texts)."""
     _need_tensor("histc", input)
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for dimension 0")
