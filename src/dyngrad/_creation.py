@@ -16,6 +16,7 @@ import numpy as _np  # only for type checks of incoming NumPy data
 from . import _dtype
 from . import _random_kernels as _kernels
 from ._backend import generator, xp
+from ._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from ._tensor import Tensor, _tp_name, wrap
 from ._tensor import preserve_format as _PRESERVE
 
@@ -167,7 +168,7 @@ def _unpack_uint64(x) -> int:
 def _leaf_converter(npd):
     """torch's store_scalar for one element of dtype ``npd``: a function Python object -> Python value."""
     kind = npd.kind
-    if kind in "fV":
+    if kind in FLOATING_KINDS:
         return _unpack_double
     if kind == "c":
         return complex
@@ -227,7 +228,7 @@ def _store(obj, sizes, npd):
             store(x, dim + 1)
 
     store(obj, 0)
-    if npd.kind in "fV":
+    if npd.kind in FLOATING_KINDS:
         return _cast_float(xp.array(flat, dtype=xp.float64), npd).reshape(sizes)
     if npd == _U64:  # (its values may exceed int64)
         return xp.array(flat, dtype=_U64).reshape(sizes)
@@ -269,7 +270,7 @@ def _checked_cast(arr, npd):
         return None  # _store raises torch's TypeError
     if kind in "iu":
         info = xp.iinfo(npd)
-        if src.kind in "fV":
+        if src.kind in FLOATING_KINDS:
             # Python ints mixed with floats became floats here (losing precision, and their own
             # overflow rule), so any doubtful value is checked element by element by _store.
             if (~((arr >= info.min) & (arr <= info.max)) | (xp.abs(arr) > 2**53)).any():
@@ -282,7 +283,7 @@ def _checked_cast(arr, npd):
         if bad is not None and bad.any():
             raise _overflow_error(npd)
         return arr.astype(npd)
-    if kind in "fV":
+    if kind in FLOATING_KINDS:
         return _cast_float(arr, npd)
     return arr.astype(npd)
 
@@ -326,7 +327,7 @@ def _finish(arr, requires_grad: bool) -> Tensor:
     """Wrap a new array as a leaf; ``requires_grad`` only for floating/complex dtypes (torch's factory check)."""
     t = wrap(arr)
     if requires_grad:
-        if arr.dtype.kind not in "fcV":
+        if arr.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
             raise RuntimeError(FLOAT_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -510,7 +511,7 @@ def _fill_value(value, npd):
         if value.imag != 0:
             raise error
         value = value.real
-    if kind in "fV":
+    if kind in FLOATING_KINDS:
         if isinstance(value, int) and not isinstance(value, builtins.bool):
             value = float(value)
         if math.isinf(value) or math.isnan(value):
@@ -618,7 +619,7 @@ def _from_real(values, shape, npd):
 
 
 def _uniform(g, shape, npd, low=0.0, high=1.0):
-    if npd.kind not in "fcV":
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     real, k = _real_view(npd)
     n = math.prod(shape) * k
@@ -626,7 +627,7 @@ def _uniform(g, shape, npd, low=0.0, high=1.0):
 
 
 def _normal(g, shape, npd, mean=0.0, std=1.0, contiguous=True):
-    if npd.kind not in "fcV":
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.scalar_type_name(npd)}'")
     real, k = _real_view(npd)
     if k == 2:  # torch: each part with variance std**2 / 2
@@ -877,7 +878,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
         _refuse_limited("linspace_cpu", npd)
     if steps <= 1:
         return _finish(xp.full((steps,), start).astype(npd), requires_grad)
-    if npd.kind in "fcV":  # (complex: the same two halves, in complex arithmetic)
+    if npd.kind in FLOATING_OR_COMPLEX_KINDS:  # (complex: the same two halves, in complex arithmetic)
         s, e = npd.type(start), npd.type(end)
         step = (e - s) / npd.type(steps - 1)
         idx = xp.arange(steps)

@@ -14,6 +14,14 @@ import numpy as np
 
 from ._batching.array import BatchedArray as _BatchedArray  # a vmapped tensor's data (dyngrad.func.vmap)
 
+# Note [Floating kinds]
+# The NumPy ``kind`` of dyngrad's floating arrays is "f" for NumPy's own float16/32/64 and "V" for the
+# ml_dtypes types (bfloat16, see Note [bfloat16], and any float8 format), so "is this array floating?" is
+# ``a.dtype.kind in FLOATING_KINDS``. A constant string, not a function: this test runs on hot paths, where
+# a membership test in a constant costs nothing and a call would.
+FLOATING_KINDS = "fV"  # real floating point (torch's is_floating_point)
+FLOATING_OR_COMPLEX_KINDS = "fcV"  # floating point or complex: the dtypes that can require grad
+
 
 class dtype:
     """A tensor element type; ``repr`` is torch's (``torch.float32``)."""
@@ -23,7 +31,7 @@ class dtype:
     def __init__(self, name: str, np_dtype) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind in "fV"
+        self.is_floating_point = self.np.kind in FLOATING_KINDS
         self.is_complex = self.np.kind == "c"
         self.is_signed = self.np.kind in "ficV"
         self.itemsize = self.np.itemsize
@@ -92,7 +100,8 @@ complex32 = chalf = _ComplexHalf()
 # NumPy has no bfloat16; the optional ``ml_dtypes`` package (``pip install dyngrad[bfloat16]``, the package JAX
 # uses) adds one as a NumPy dtype. With it, torch.bfloat16 tensors hold ``ml_dtypes.bfloat16`` arrays and their
 # ops compute in float32 and round the result once, as torch's CPU kernels do (see _ops/registry._bf16_apply).
-# Its NumPy kind is "V" (not "f"): code that asks whether an array is floating must use ``is_float_np``.
+# Its NumPy kind is "V" (not "f"): code that asks whether an array is floating must use ``is_float_np`` or
+# ``FLOATING_KINDS`` (Note [Floating kinds]).
 # Without ml_dtypes, torch.bfloat16 still exists (prints, pickles, promotes, finfo), but making a tensor of it
 # raises a RuntimeError naming the extra, as complex32 does.
 NO_BFLOAT16 = (
@@ -224,8 +233,8 @@ def use_limited() -> None:
 
 
 def is_float_np(npd) -> _builtins.bool:
-    """Whether a NumPy dtype is a real floating one, bfloat16 (kind "V") included."""
-    return npd.kind in "fV" or (npd.kind == "V" and npd == BF16_NP)
+    """Whether a NumPy dtype is a real floating one, bfloat16 (kind "V") included (Note [Floating kinds])."""
+    return npd.kind in FLOATING_KINDS
 
 
 def _by_name(name: str) -> dtype:
@@ -360,7 +369,7 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     ca, cb = _category(a), _category(b)
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
-        if hi.kind == "c" and lo.kind in "fV" and lo.itemsize > hi.itemsize // 2:
+        if hi.kind == "c" and lo.kind in FLOATING_KINDS and lo.itemsize > hi.itemsize // 2:
             return np.dtype(np.complex128)
         return hi
     if ca == 1 and a.kind != b.kind:

@@ -36,6 +36,7 @@ import numpy as np
 
 from . import _glibc_exp, _glibc_log
 from ._avx_box_muller import normal_fill_16_avx2
+from ._dtype import FLOATING_KINDS
 from ._torch_rng import MT19937Stream
 
 _f64, _f32, _f16 = np.float64, np.float32, np.float16
@@ -317,7 +318,7 @@ def random_default(g: MT19937Stream, n: int, npd) -> np.ndarray:
     npd = np.dtype(npd)
     if npd == np.bool_:
         return (g.words(n) & np.uint32(1)).astype(np.bool_)
-    if npd.kind in "fV":  # (V: bfloat16, whose 8 digits NumPy's finfo cannot tell)
+    if npd.kind in FLOATING_KINDS:  # (V: bfloat16, whose 8 digits NumPy's finfo cannot tell)
         digits = 8 if npd.kind == "V" else np.finfo(npd).nmant + 1
         mod = (1 << digits) + 1  # (the dtype's own digits: 11 for float16)
         words = g.words64(n) if npd == _f64 else g.words(n).astype(np.uint64)

@@ -17,6 +17,7 @@ import warnings
 
 from . import _dtype
 from ._backend import xp
+from ._dtype import FLOATING_OR_COMPLEX_KINDS
 
 
 class Size(tuple):
@@ -237,7 +238,8 @@ def _called_by_user() -> bool:
 
 
 def _is_float_np(npd) -> bool:
-    return npd.kind in "fcV" or (npd.kind == "V" and npd == _dtype.BF16_NP)
+    """Whether a tensor of NumPy dtype ``npd`` can require grad: floating point or complex."""
+    return npd.kind in FLOATING_OR_COMPLEX_KINDS
 
 
 class Tensor:

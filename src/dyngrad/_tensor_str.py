@@ -276,7 +276,7 @@ def _tensor_body(a: np.ndarray, indent: int) -> str:
         real_fmt = _Formatter(shown.real, floating=True)
         imag_fmt: _Formatter | None = _Formatter(shown.imag, floating=True)
     else:
-        real_fmt = _Formatter(shown, floating=a.dtype.kind in "fV", exponent_only=exponent_only)
+        real_fmt = _Formatter(shown, floating=a.dtype.kind in "fV", exponent_only=exponent_only)  # (_dtype.FLOATING_KINDS: no dyngrad imports here)
         imag_fmt = None
     return _nested_str(a, indent, summarize, real_fmt, imag_fmt)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
@@ -271,7 +272,7 @@ def record(op, inputs, params, arrays, outs, multi: bool) -> list:
         node._anomaly_trace = anomaly_mode.forward_stack()
     results = []
     for i, o in enumerate(outs):
-        differentiable = not multi or o.dtype.kind in "fcV"
+        differentiable = not multi or o.dtype.kind in FLOATING_OR_COMPLEX_KINDS
         r = wrap(o, differentiable, node if differentiable else None)
         r._output_nr = i
         results.append(r)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_KINDS
 from .array import BatchedArray, BatchingFallback, levels, refuse
 
 RULES: dict = {}
@@ -248,7 +249,10 @@ def _nanmedian_all(op, arrays, params):
     if flat.shape[-1] == 0:
         return _wrap_front(np.full(lead, np.nan, dtype=a.dtype), order)
     s = np.sort(flat, axis=-1)
-    k = np.count_nonzero(~np.isnan(flat), axis=-1) if flat.dtype.kind in "fV" else np.full(lead, flat.shape[-1])
+    if flat.dtype.kind in FLOATING_KINDS:
+        k = np.count_nonzero(~np.isnan(flat), axis=-1)
+    else:
+        k = np.full(lead, flat.shape[-1])
     picked = np.take_along_axis(s, np.maximum((k - 1) // 2, 0)[..., None], axis=-1)[..., 0]
     out = np.where(k == 0, np.nan, picked).astype(a.dtype)
     return _wrap_front(out, order)

@@ -6,20 +6,19 @@ import sys
 
 import numpy as np
 
-from .._dtype import default_float_np, result_type
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, default_float_np, result_type
 from .._tensor import Tensor, wrap
-
-_FLOAT_KINDS = "fcV"  # ("V": bfloat16)
 
 
 def _scalar_ok(kind: str, value) -> bool:
     """True when NumPy's weak-scalar rule already gives torch's result dtype."""
     t = type(value)
     if t is float:
-        return kind in _FLOAT_KINDS
+        return kind in FLOATING_OR_COMPLEX_KINDS
     if t is int:
         # small ints fit every integer dtype; larger ones go through the range check of _cast_scalar
-        return kind in _FLOAT_KINDS or (kind in "iu" and 0 <= value <= 127) or (kind == "i" and -128 <= value < 0)
+        return (kind in FLOATING_OR_COMPLEX_KINDS or (kind in "iu" and 0 <= value <= 127)
+                or (kind == "i" and -128 <= value < 0))
     if t is bool:
         return True
     return False
@@ -35,17 +34,17 @@ def prepare(a, b, true_divide: bool = False):
         ad = a._data
         if isinstance(b, Tensor):
             bd = b._data
-            if ad.dtype == bd.dtype and (not true_divide or ad.dtype.kind in _FLOAT_KINDS):
+            if ad.dtype == bd.dtype and (not true_divide or ad.dtype.kind in FLOATING_OR_COMPLEX_KINDS):
                 return ad, bd
             rt = result_type(ad, bd)
         else:
             b = _number(b)
             if isinstance(b, Tensor):
                 return prepare(a, b, true_divide)
-            if _scalar_ok(ad.dtype.kind, b) and (not true_divide or ad.dtype.kind in _FLOAT_KINDS):
+            if _scalar_ok(ad.dtype.kind, b) and (not true_divide or ad.dtype.kind in FLOATING_OR_COMPLEX_KINDS):
                 return ad, b
             rt = result_type(ad, b)
-        if true_divide and rt.kind not in _FLOAT_KINDS:
+        if true_divide and rt.kind not in FLOATING_OR_COMPLEX_KINDS:
             rt = default_float_np()
         return (ad if ad.dtype == rt else ad.astype(rt)), (
             (bd if bd.dtype == rt else bd.astype(rt)) if isinstance(b, Tensor) else _cast_scalar(b, rt)
@@ -56,7 +55,7 @@ def prepare(a, b, true_divide: bool = False):
         return prepare(a, b, true_divide)
     bd = b._data
     rt = result_type(a, bd)
-    if true_divide and rt.kind not in _FLOAT_KINDS:
+    if true_divide and rt.kind not in FLOATING_OR_COMPLEX_KINDS:
         rt = default_float_np()
     return _cast_scalar(a, rt), (bd if bd.dtype == rt else bd.astype(rt))
 
@@ -64,7 +63,7 @@ def prepare(a, b, true_divide: bool = False):
 def _cast_scalar(value, rt):
     # Keep Python scalars weak so NumPy keeps the array's dtype; only bools need care,
     # and integers outside the dtype's range, which torch wraps around (uint8 * -1 = 255 * 1).
-    if rt.kind in _FLOAT_KINDS and type(value) is bool:
+    if rt.kind in FLOATING_OR_COMPLEX_KINDS and type(value) is bool:
         return float(value)
     if rt.kind in "iu" and type(value) is int:
         info = np.iinfo(rt)

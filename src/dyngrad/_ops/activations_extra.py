@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import _random_kernels as _kernels
 from .._backend import generator, xp
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from . import exp_log
 from . import pointwise as pw
@@ -84,7 +85,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """Hard shrinkage: x where |x| > lambd, else 0. Same shape and dtype; floating input only (torch's
     NotImplementedError text otherwise)."""
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"hardshrink_cpu" not implemented for \'{_type_name(a)}\'')
     return apply(HardshrinkBackward0, (input,), (float(lambd),))
 
@@ -93,7 +94,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """Soft shrinkage: sign(x) * max(|x| - lambd, 0). Same shape and dtype; floating input only. Errors
     (torch's texts): lambd outside [0, the dtype's largest value] (RuntimeError)."""
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"softshrink_check" not implemented for \'{_type_name(a)}\'')
     top = float(xp.finfo(a.dtype).max)
     if not 0 <= lambd <= top:
@@ -157,7 +158,7 @@ def _rrelu(x: Tensor, lower, upper, training, op) -> Tensor:
 
 def _check_rrelu(input, lower, upper):
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for \'{_type_name(a)}\'')
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -221,7 +222,7 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor: 
             f" but got input of size{_shape_list(shape)}"
         )
     a = input._data
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f'"rms_norm" not implemented for \'{_type_name(a)}\'')
     eps_val = float(xp.finfo(a.dtype).eps) if eps is None else float(eps)
     dims = tuple(range(a.ndim - 1, a.ndim - 1 - len(ns), -1))

@@ -32,9 +32,9 @@ import warnings
 
 from .. import _creation
 from .._backend import xp
+from .._dtype import FLOATING_KINDS, scalar_type_name
 from .._dtype import bool as _bool
 from .._dtype import float32 as _float32
-from .._dtype import scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import saved_hooks
 from ..autograd.grad_mode import _state, no_grad
@@ -333,7 +333,7 @@ def _gqa_ok(query, key, value) -> bool:
 def _use_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4 or dropout_p > 0.0:
         return False
-    if query._data.dtype.kind not in "fV":
+    if query._data.dtype.kind not in FLOATING_KINDS:
         return False
     if any(t.size(-1) > 1 and t.stride(-1) != 1 for t in (query, key, value)):  # strided last dim: math
         return False

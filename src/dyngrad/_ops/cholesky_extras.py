@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, scalar_type_name
 from .._dtype import to_numpy as _np_dtype
 from .._tensor import Size, Tensor, wrap
 from .linalg import LinAlgError, _triangular_substitution
@@ -85,7 +85,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=No
     from .broadcast import broadcast_shape
 
     broadcast_shape(b.shape[:-2], f.shape[:-2])
-    if b.dtype.kind not in "fcV":
+    if b.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{scalar_type_name(b.dtype)}'")
     return apply(CholeskySolveBackward0, (input, input2), (bool(upper),))
 
@@ -124,7 +124,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     if f.ndim < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     _check_square(input, "cholesky_inverse: ")
-    if f.dtype.kind not in "fcV":
+    if f.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{scalar_type_name(f.dtype)}'")
     diag = xp.diagonal(f, axis1=-2, axis2=-1)
     zero = diag == 0

@@ -12,8 +12,8 @@ from ._promote import prepare
 from .comparison import isnan
 from .pointwise import (
     _binary_grads,
-    _inplace_no_tensor_args,
     _need_tensor,
+    _with_inplace_forms,
     where_,
 )
 from .registry import Op, apply, register
@@ -316,6 +316,6 @@ _FUNCTIONS = dict(
     fmin=fmin,
 )
 EXPORTS: dict = dict(_FUNCTIONS)  # dyngrad.<name>
-TENSOR_METHODS: dict = dict(_FUNCTIONS)  # Tensor.<name>
-for _name in ("clamp", "clip", "clamp_min", "clamp_max"):
-    TENSOR_METHODS[_name + "_"] = _inplace_no_tensor_args(_FUNCTIONS[_name])
+TENSOR_METHODS: dict = _with_inplace_forms(  # Tensor.<name>
+    _FUNCTIONS, binary=("clamp", "clip", "clamp_min", "clamp_max"),
+)

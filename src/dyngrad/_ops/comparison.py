@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._backend import xp
-from .._dtype import LIMITED_NP, _limited_in_use
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, LIMITED_NP, _limited_in_use
 from .._tensor import Tensor, wrap
 from ._promote import prepare
 from .limited_dtypes import refuse as refuse_limited
@@ -80,8 +80,8 @@ def bitwise_op(fn, kernel: str):
         except TypeError:
             return NotImplemented
         kind = x.dtype.kind if hasattr(x, "dtype") else xp.asarray(x).dtype.kind
-        if kind in "fcV" or isinstance(y, float):
-            name = _type_name(x.dtype) if kind in "fcV" and hasattr(x, "dtype") else "Float"
+        if kind in FLOATING_OR_COMPLEX_KINDS or isinstance(y, float):
+            name = _type_name(x.dtype) if kind in FLOATING_OR_COMPLEX_KINDS and hasattr(x, "dtype") else "Float"
             raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
         _check_broadcast(x, y)
         return wrap(xp.asarray(fn(x, y)))
@@ -99,14 +99,14 @@ def bitwise_not(a: Tensor) -> Tensor:
     d = a._data
     if _limited_in_use[0]:
         refuse_limited("bitwise_not_cpu", d)
-    if d.dtype.kind in "fcV":
+    if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_type_name(d.dtype)}\'')
     return wrap(xp.invert(d))
 
 
 def _invert(a: Tensor) -> Tensor:
     """``~t``: bitwise not on integer and bool tensors."""
-    if a._data.dtype.kind in "fcV":
+    if a._data.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return bitwise_not(a)
 
@@ -131,14 +131,14 @@ logical_xor = _logical(xp.logical_xor, "logical_xor")
 
 def isnan(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
-    return wrap(xp.isnan(d) if d.dtype.kind in "fcV" else xp.zeros(d.shape, dtype=bool))
+    return wrap(xp.isnan(d) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else xp.zeros(d.shape, dtype=bool))
 
 
 def isinf(input: Tensor) -> Tensor:  # noqa: A002
     d = input._data
     if _limited_in_use[0] and d.dtype.name != "float8_e5m2":  # (the one float8 type with infinities has the kernel)
         refuse_limited("isinf", d, unsigned=False)
-    return wrap(xp.isinf(d) if d.dtype.kind in "fcV" else xp.zeros(d.shape, dtype=bool))
+    return wrap(xp.isinf(d) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else xp.zeros(d.shape, dtype=bool))
 
 
 def isfinite(input: Tensor) -> Tensor:  # noqa: A002
@@ -148,7 +148,7 @@ def isfinite(input: Tensor) -> Tensor:  # noqa: A002
             return wrap(xp.ones(d.shape, dtype=bool))
         if d.dtype.name != "float8_e5m2":
             refuse_limited("isfinite", d, unsigned=False)
-    return wrap(xp.isfinite(d) if d.dtype.kind in "fcV" else xp.ones(d.shape, dtype=bool))
+    return wrap(xp.isfinite(d) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else xp.ones(d.shape, dtype=bool))
 
 
 def isposinf(input: Tensor) -> Tensor:  # noqa: A002
@@ -157,7 +157,7 @@ def isposinf(input: Tensor) -> Tensor:  # noqa: A002
         refuse_limited("isposinf_cpu", d, unsigned=False)
     if d.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
-    return wrap(xp.isposinf(d) if d.dtype.kind in "fV" else xp.zeros(d.shape, dtype=bool))
+    return wrap(xp.isposinf(d) if d.dtype.kind in FLOATING_KINDS else xp.zeros(d.shape, dtype=bool))
 
 
 def isneginf(input: Tensor) -> Tensor:  # noqa: A002
@@ -166,7 +166,7 @@ def isneginf(input: Tensor) -> Tensor:  # noqa: A002
         refuse_limited("isneginf_cpu", d, unsigned=False)
     if d.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
-    return wrap(xp.isneginf(d) if d.dtype.kind in "fV" else xp.zeros(d.shape, dtype=bool))
+    return wrap(xp.isneginf(d) if d.dtype.kind in FLOATING_KINDS else xp.zeros(d.shape, dtype=bool))
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from .registry import Op, apply, register
 
@@ -195,8 +196,8 @@ def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002
     from .shape import _mark_view
 
     d = input._data
-    if d.dtype.kind not in "fV" or d.dtype.itemsize < 4:
-        if d.dtype.kind in "fV":  # float16 would give complex32, which NumPy (and so dyngrad) lacks
+    if d.dtype.kind not in FLOATING_KINDS or d.dtype.itemsize < 4:
+        if d.dtype.kind in FLOATING_KINDS:  # float16 would give complex32, which NumPy (and so dyngrad) lacks
             raise RuntimeError("view_as_complex: dyngrad has no complex32 (ComplexHalf) dtype: NumPy lacks it")
         raise RuntimeError(
             "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar type: "
@@ -259,7 +260,7 @@ def _check_pair(real_: Tensor, imag_: Tensor, fn: str):
         if not isinstance(v, Tensor):
             raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
     a, b = real_._data.dtype, imag_._data.dtype
-    if a.kind not in "fV" or b.kind not in "fV":
+    if a.kind not in FLOATING_KINDS or b.kind not in FLOATING_KINDS:
         raise RuntimeError(
             f"Expected both inputs to be Half, Float or Double tensors but got {scalar_type_name(a)} and "
             f"{scalar_type_name(b)}"

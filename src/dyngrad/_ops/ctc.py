@@ -16,6 +16,7 @@ are vectorised over batch and target positions. torch has no second derivative (
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from . import pointwise as pw
 from . import reduction as red
@@ -235,7 +236,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         if v > T:
             raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {int(v)} "
                                f"(while checking arguments for {_WHERE})")
-    if lp.dtype.kind not in "fV":
+    if lp.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"ctc_loss_cpu" not implemented for \'{_type_name(lp)}\'')
     res = apply(CtcLossBackward0, (lp_t,), (tuple(per), il, tl, blank, bool(zero_infinity)))
     if zero_infinity:

@@ -4,6 +4,7 @@ nn.functional's pairwise_distance, cosine_similarity and normalize (through one 
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import pointwise as pw
 from . import reduction as red
@@ -147,7 +148,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode="use_mm_for_eucli
     from .._dtype import scalar_type_name
 
     for name, arr in (("X1", a), ("X2", b)):
-        if arr.dtype.kind not in "fV":
+        if arr.dtype.kind not in FLOATING_KINDS:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {scalar_type_name(arr.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
@@ -266,7 +267,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     from .._dtype import result_type, scalar_type_name
 
     common = result_type(x1._data, x2._data)
-    if common.kind not in "fV":
+    if common.kind not in FLOATING_KINDS:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {scalar_type_name(common)}")
     shape = sh.broadcast_shape(x1._data.shape, x2._data.shape) if hasattr(sh, "broadcast_shape") else None
     if shape is None:

@@ -16,6 +16,7 @@ import warnings
 
 from .. import _dtype
 from .._backend import generator, xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._random_kernels import arrange, bernoulli_scalar, is_dense
 from .._tensor import Tensor, wrap
 from . import pointwise as pw
@@ -41,7 +42,7 @@ def _alpha_impl(input: Tensor, p: float, training: bool, inplace: bool, feature:
     a = input._data
     if p == 0 or not training or a.size == 0:
         return input
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype.scalar_type_name(a.dtype)}")
     _check_bernoulli(a, p)
     if p == 1:

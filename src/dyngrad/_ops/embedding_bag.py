@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import wrap
 from . import pointwise as pw
 from . import reduction as red
@@ -145,7 +146,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     padding_idx entries are left out of the bags. ValueError / NotImplementedError / RuntimeError with torch's
     texts. grad_fn EmbeddingBagBackward0.
     """
-    if weight._data.dtype.kind in "iu" and input._data.dtype.kind in "fV":
+    if weight._data.dtype.kind in "iu" and input._data.dtype.kind in FLOATING_KINDS:
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
                       "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight

@@ -16,11 +16,10 @@ from .pointwise import (
     _float_binary,
     _float_input,
     _float_unary,
-    _inplace_method,
-    _inplace_no_tensor_args,
     _operand_dtype,
     _quiet,
     _unary,
+    _with_inplace_forms,
     exp,
     where_,
 )
@@ -245,8 +244,7 @@ _FUNCTIONS = dict(
     xlogy=xlogy, logaddexp=logaddexp, logit=logit,
 )
 EXPORTS: dict = dict(_FUNCTIONS)  # dyngrad.<name>
-TENSOR_METHODS: dict = dict(_FUNCTIONS)  # Tensor.<name>
-for _name in ("exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "erf", "erfc", "erfinv"):
-    TENSOR_METHODS[_name + "_"] = _inplace_method(_FUNCTIONS[_name])
-TENSOR_METHODS["xlogy_"] = _inplace_no_tensor_args(xlogy)
-TENSOR_METHODS["logit_"] = _inplace_no_tensor_args(logit)
+TENSOR_METHODS: dict = _with_inplace_forms(  # Tensor.<name>
+    _FUNCTIONS, unary=("exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "erf", "erfc", "erfinv"),
+    binary=("xlogy", "logit"),
+)

@@ -52,7 +52,7 @@ import math
 import operator
 
 from .._backend import xp
-from .._dtype import default_float_np, scalar_type_name
+from .._dtype import FLOATING_KINDS, default_float_np, scalar_type_name
 from .._tensor import Tensor, _dim_of_size, _wrap_dim, wrap
 from .complex import conj, conj_physical, real
 from .out_param import check_out_autograd, write_out
@@ -342,7 +342,7 @@ def promote(x: Tensor, require_complex: bool) -> Tensor:
     npd = x._data.dtype
     if npd.kind == "c":
         return x
-    target = npd if npd.kind in "fV" else default_float_np()
+    target = npd if npd.kind in FLOATING_KINDS else default_float_np()
     if target == xp.float16:
         raise RuntimeError("Unsupported dtype Half")
     if require_complex:
@@ -437,7 +437,7 @@ def _finish(fname: str, op_name: str, result: Tensor, out, complex_out: bool, in
     kind = out._data.dtype.kind
     if complex_out and kind != "c":
         raise RuntimeError(f"{fname} expects a complex output tensor, but got {scalar_type_name(out._data.dtype)}")
-    if not complex_out and kind not in "fV":
+    if not complex_out and kind not in FLOATING_KINDS:
         raise RuntimeError(
             f"{fname} expects a floating point output tensor, but got {scalar_type_name(out._data.dtype)}"
         )
@@ -452,7 +452,7 @@ def _out_check(fname: str, out, complex_out: bool) -> None:
     kind = out._data.dtype.kind
     if complex_out and kind != "c":
         raise RuntimeError(f"{fname} expects a complex output tensor, but got {scalar_type_name(out._data.dtype)}")
-    if not complex_out and kind not in "fV":
+    if not complex_out and kind not in FLOATING_KINDS:
         raise RuntimeError(
             f"{fname} expects a floating point output tensor, but got {scalar_type_name(out._data.dtype)}"
         )
@@ -770,7 +770,7 @@ def _freq_dtype(fname: str, dtype):
     npd = default_float_np() if dtype is None else to_numpy(dtype)
     if npd.kind == "c":
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{scalar_type_name(npd)}'")
-    if npd.kind not in "fV":
+    if npd.kind not in FLOATING_KINDS:
         raise RuntimeError(f"{fname} requires a floating point or complex dtype")
     return npd
 

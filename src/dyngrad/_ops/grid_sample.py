@@ -18,6 +18,7 @@ import warnings
 from fractions import Fraction
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw_state
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
@@ -231,7 +232,7 @@ def _check_sampler(x: Tensor, grid: Tensor, mode: str) -> None:
                            f"input with sizes {list(a.shape)} and grid with sizes {list(g.shape)}")
     if a.ndim == 5 and mode == "bicubic":
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"grid_sampler_{a.ndim - 2}d_cpu\" not implemented for '{_type_name(a)}'")
 
 

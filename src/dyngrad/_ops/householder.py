@@ -15,6 +15,7 @@ The backward is written with dyngrad ops, so it is differentiable again.
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .linalg import _returned
 from .matmul import _type_name, matmul
@@ -233,7 +234,7 @@ def geqrf(input: Tensor, *, out=None):  # noqa: A002 - torch's name
     d = input._data
     if d.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_type_name(d.dtype)}'")
     a, tau = _geqrf_arrays(d)
     return _returned("geqrf", ("a", "tau"), (wrap(a), wrap(tau)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .._backend import along_axis_key, xp
 from .._backend import index_add as _add_at
 from .._batching.array import BatchedArray as _BatchedArray
-from .._dtype import _limited_in_use
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from .limited_dtypes import refuse as refuse_limited
@@ -517,7 +517,7 @@ def _reduce_identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind in "fcV":  # (complex amax/amin only reach here with an empty index)
+    if dtype.kind in FLOATING_OR_COMPLEX_KINDS:  # (complex amax/amin only reach here with an empty index)
         return -xp.inf if reduce == "amax" else xp.inf
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max

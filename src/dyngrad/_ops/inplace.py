@@ -13,7 +13,7 @@ import weakref
 
 from .._backend import xp
 from .._batching.dispatch import copy_slices_node, logical_backward
-from .._dtype import _limited_in_use, scalar_type_name
+from .._dtype import FLOATING_KINDS, _limited_in_use, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.forward_ad import _register as _fw_register
@@ -113,12 +113,12 @@ def direct(t: Tensor, other, ufunc) -> bool:
             except ValueError:  # not broadcastable: the general path raises torch's error
                 return False
     elif type(other) is float:
-        if dst.dtype.kind not in "fV" or not dst.flags.writeable:
+        if dst.dtype.kind not in FLOATING_KINDS or not dst.flags.writeable:
             return False
         src = other
     else:
         return False
-    if ufunc is xp.true_divide and dst.dtype.kind not in "fV":
+    if ufunc is xp.true_divide and dst.dtype.kind not in FLOATING_KINDS:
         return False
     ufunc(dst, src, out=dst)
     t._vc[0] += 1

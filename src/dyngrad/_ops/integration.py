@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import _limited_in_use, scalar_type_name
+from .._dtype import FLOATING_KINDS, _limited_in_use, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from .limited_dtypes import refuse as refuse_limited
 
@@ -280,7 +280,7 @@ def histc(input, bins: int = 100, min=0, max=0, *, out=None):  # noqa: A002 - to
     a = input._data
     if _limited_in_use[0]:
         refuse_limited("aminmax_cpu", a)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for dimension 0")

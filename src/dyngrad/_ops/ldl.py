@@ -17,6 +17,7 @@ import math
 from .._backend import xp
 from .._batching.array import BatchedArray as _BatchedArray
 from .._batching.op_rules import run_folded
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .linalg import _returned
 from .matmul import _type_name
@@ -185,7 +186,7 @@ def _check_square(name: str, a: Tensor) -> None:
     if d.shape[-1] != d.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {d.shape[-2]} by "
                            f"{d.shape[-1]} matrices")
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(d.dtype)}")
 
 

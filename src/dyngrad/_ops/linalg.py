@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._batching.array import any_sample, per_sample
-from .._dtype import _limited_in_use
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, _limited_in_use
 from .._tensor import Tensor, wrap
 from .complex import conj_value as conj
 from .limited_dtypes import refuse as refuse_limited
@@ -139,7 +139,7 @@ def _check_matrix(a: Tensor, fname: str, square: bool = True, floating: bool = T
         raise RuntimeError(
             f"{fname}: A must be batches of square matrices, but they are {d.shape[-2]} by {d.shape[-1]} matrices"
         )
-    if floating and d.dtype.kind not in "fcV":
+    if floating and d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got {_type_name(d.dtype)}")
 
 
@@ -694,7 +694,7 @@ def solve_triangular(A: Tensor, B: Tensor, *args, upper=None, left: bool = True,
         xp.broadcast_shapes(bd.shape[:-2], ad.shape[:-2])
     except ValueError:
         raise RuntimeError(_broadcast_error(bd.shape[:-2], ad.shape[:-2])) from None
-    if ad.dtype.kind not in "fcV" or ad.dtype == xp.float16:
+    if ad.dtype.kind not in FLOATING_OR_COMPLEX_KINDS or ad.dtype == xp.float16:
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_type_name(ad.dtype)}'")
     if bd.dtype != ad.dtype:  # (torch solves in A's dtype)
         B = B.to(A.dtype)
@@ -1023,7 +1023,7 @@ class LinalgEighBackward0(Op):
 
 def _check_eigh_input(a: Tensor) -> None:
     _check_matrix(a, "linalg.eigh", floating=False)
-    if a._data.dtype.kind not in "fcV":
+    if a._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_type_name(a._data.dtype)}\'')
 
 
@@ -1097,7 +1097,7 @@ def _check_eig_input(a: Tensor, fname: str) -> None:
     """torch's checks for linalg.eig / eigvals, in its order: the dtype's complex counterpart, the shape,
     LAPACK's dtypes; linalg.eig also refuses infs and nans."""
     d = a._data
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(d.dtype)}")
     _check_matrix(a, fname)
     if d.dtype == xp.float16:
@@ -1296,7 +1296,7 @@ def pinv(a: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None
     if rcond is not None:
         rtol = rcond
     d = a._data
-    if d.ndim < 2 or d.dtype.kind not in "fcV":
+    if d.ndim < 2 or d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         dims = ", ".join(map(str, d.shape))
         raise RuntimeError(
             f"linalg.pinv({_type_name(d.dtype)}{{[{dims}]}}): expected a tensor with 2 or more dimensions of float, "

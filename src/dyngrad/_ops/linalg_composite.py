@@ -20,6 +20,7 @@ import operator
 
 from .._backend import xp
 from .._batching.array import physical
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .linalg import _check_matrix, _returned, _warn_deprecated, inv_ex, solve, solve_triangular, svdvals
 from .matmul import _type_name, matmul
@@ -391,7 +392,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {a.shape[-1]} by "
                            f"{a.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_type_name(a.dtype)}'")
     outs = apply_multi(TriangularSolveBackward0, (input, A), (bool(upper), bool(transpose), bool(unitriangular)))
     return _returned("triangular_solve", ("solution", "cloned_coefficient"), outs)

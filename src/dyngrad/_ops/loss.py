@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import along_axis_key, xp
-from .._dtype import result_type
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, result_type
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import pointwise as pw
@@ -181,7 +181,7 @@ def _nll_loss(x: Tensor, target: Tensor, weight, reduction: str, ignore_index: i
     w = _check_weight(weight, n_classes, "nll_loss_forward")
     if a.ndim == 4 and t.shape != a.shape[:1] + a.shape[2:]:
         raise RuntimeError(f"size mismatch (got input: [{', '.join(str(n) for n in a.shape)}] , target: [{shape_text}]")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         kernel = "nll_loss_out_frame" if a.ndim <= 2 else "nll_loss2d_forward_out_frame"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(a)}\'')
     if w is not None and w.dtype != a.dtype:
@@ -223,7 +223,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     a = input._data
     class_dim = 0 if a.ndim == 1 else 1
     if target._data.shape == a.shape:
-        if target._data.dtype.kind not in "fV":
+        if target._data.dtype.kind not in FLOATING_KINDS:
             raise RuntimeError(
                 f"Expected floating point type for target with class probabilities, got {_type_name(target._data)}"
             )
@@ -457,11 +457,11 @@ def _pointwise_loss(op, x: Tensor, t: Tensor, reduction: str, param, into_input:
     result for an integer input is an error, as for torch's ``out=`` casts."""
     xa, ta = x._data, t._data
     rt = xa.dtype if xa.dtype == ta.dtype else result_type(xa, ta)
-    if rt.kind not in "fV":  # (complex too: torch's kernels are real-only)
+    if rt.kind not in FLOATING_KINDS:  # (complex too: torch's kernels are real-only)
         raise NotImplementedError(f'"{op.kernel}" not implemented for \'{_type_name(xp.empty(0, rt))}\'')
     out_dtype = None
     if into_input and xa.dtype != rt:
-        if xa.dtype.kind not in "fcV":
+        if xa.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
             raise RuntimeError(
                 f"result type {_type_name(xp.empty(0, rt))} can't be cast to the desired output type {_type_name(xa)}"
             )
@@ -596,7 +596,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x, t = input._data, target._data
     if t.dtype != x.dtype:  # aten's binary_cross_entropy_out_cpu checks before its dtype dispatch
         raise RuntimeError(f"Found dtype {_type_name(t)} but expected {_type_name(x)}")
-    if x.dtype.kind not in "fV":
+    if x.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_type_name(x)}\'')
     w = _loss_weight(weight, "binary_cross_entropy")
     if x.size and ((x < 0) | (x > 1)).any():
@@ -674,14 +674,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     # aten: log_sigmoid(input), then (1 - target).mul_(input).sub_(...): the loss is computed in place in the
     # target's dtype, so the input must be float and the target a float too (a float result can't be written
     # into an integer target's copy)
-    if x.dtype.kind not in "fV":
+    if x.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_type_name(x)}\'')
     if t.dtype == xp.bool_:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-    if t.dtype.kind not in "fV":
+    if t.dtype.kind not in FLOATING_KINDS:
         raise RuntimeError(
             f"result type {_type_name(xp.empty(0, result_type(t, x)))} can't be cast to the desired output type "
             f"{_type_name(t)}"
@@ -713,7 +713,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
         if t._data.dtype.kind == "c":
             raise RuntimeError("kl_div: Complex inputs not supported.")
     for t in (input, target):
-        if t._data.dtype.kind not in "fcV":
+        if t._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
             raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = pw.exp(target) * (target - input)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import int64
+from .._dtype import FLOATING_KINDS, int64
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from . import activations, clamp_minmax
@@ -97,7 +97,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
         # aten writes into an input-shaped output: a target that broadcasts the input up is an error
         raise RuntimeError(f"output with shape {_sizes(x.shape)} doesn't match the broadcast shape {_sizes(shape)}")
     _not_differentiable(target, "soft_margin_loss", "target")
-    if x.dtype.kind not in "fV":
+    if x.dtype.kind not in FLOATING_KINDS:
         from .._dtype import result_type
 
         raise RuntimeError(
@@ -198,7 +198,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         w = weight._data
         if not (w.ndim <= 1 and w.size == dim):
             raise RuntimeError(f"inconsistent weight size, expected {dim} but got {_sizes(w.shape)}")
-    if x.dtype.kind not in "fV":
+    if x.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{_type_name(x)}\'')
     if t.dtype != xp.int64:
         raise RuntimeError(f"expected scalar type Long but found {_type_name(t)}")
@@ -277,7 +277,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
         ok = t.ndim == 2 and t.shape[0] == nframe and t.shape[1] == dim
     if not ok:
         raise RuntimeError(f"inconsistent target size: {_sizes(t.shape)} for input of size: {_sizes(x.shape)}")
-    if x.dtype.kind not in "fV":
+    if x.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(
             f'"multilabel_margin_loss_forward_out_frame" not implemented for \'{_type_name(x)}\''
         )

@@ -17,6 +17,7 @@ gB -= 2 R gr with R = A X - B. Both are written with dyngrad ops, so they are di
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .broadcast import broadcast_shape
 from .linalg import _apply_saving_outputs, _returned, _saved_outputs, pinv
@@ -120,7 +121,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):  # noqa: N803 - tor
         driver = "gelsy"
     if driver not in _DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if ad.dtype.kind not in "fcV":
+    if ad.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"{name}: Expected input and other to have a floating point or complex dtype")
     broadcast_shape(ad.shape[:-2], bd.shape[:-2])
     m, n = ad.shape[-2:]

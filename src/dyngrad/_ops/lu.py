@@ -22,6 +22,7 @@ Every backward is written with dyngrad ops (triangular solves, products), so it 
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .linalg import (
     LinAlgError,
@@ -192,7 +193,7 @@ def _check_lu_input(a: Tensor, name: str, pivot: bool) -> None:
     if d.ndim < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(d.shape)} "
                            "instead")
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_type_name(d.dtype)}'")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw
 from . import autocast_policy
@@ -205,7 +206,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     Raises:
         RuntimeError: a non-float x, or x and y of different dtypes (torch's texts); broadcast errors.
     """
-    if x._data.dtype.kind not in "fcV":
+    if x._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import generator, xp
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.forward_ad import STATE as _fw
 from ..autograd.grad_mode import is_grad_enabled
@@ -72,7 +72,8 @@ _add_reduce = xp.add.reduce
 
 def _blockable(a, axis) -> bool:
     """Whether the row-block kernels apply: the last axis of a non-empty C-contiguous float32/64 array."""
-    return axis == a.ndim - 1 and a.size > 0 and a.dtype.kind in "fV" and a.itemsize >= 4 and a.flags.c_contiguous
+    return (axis == a.ndim - 1 and a.size > 0 and a.dtype.kind in FLOATING_KINDS and a.itemsize >= 4
+            and a.flags.c_contiguous)
 
 
 def _row_block(n: int, itemsize: int) -> int:
@@ -262,7 +263,7 @@ def _softmax_like(op, kernel: str, a: Tensor, dim, dtype) -> Tensor:
         a = sh.to(a, dtype)
     nd = a._data.ndim
     axis = _wrap_dim(dim, nd)
-    if a._data.dtype.kind not in "fV":  # (complex too: torch's kernels are real-only)
+    if a._data.dtype.kind not in FLOATING_KINDS:  # (complex too: torch's kernels are real-only)
         if a._data.size == 0:
             return wrap(a._data.copy())
         last = "lastdim_" if nd == 0 or axis == nd - 1 else ""
@@ -350,7 +351,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     a = input._data
     if not training or p == 0 or a.size == 0:
         return input
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(a)}")
     _check_bernoulli(a, p)
     if p == 1:
@@ -400,7 +401,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     a = input._data
     if not training or p == 0 or a.size == 0:
         return input
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(a)}")
     _check_bernoulli(a, p)
     shape = a.shape[:2] + (1,) * (a.ndim - 2)
@@ -561,7 +562,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
                                f"{w.size} and channel size = {channels}.")
     if w.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_type_name(a)}'")
     if nd != w.ndim:
         shape = [1] * nd
@@ -662,7 +663,7 @@ def glu(input, dim: int = -1):  # noqa: A002
     d = _wrap_dim(dim, a.ndim)
     if a.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {a.shape[d]}")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"glu_cpu" not implemented for \'{_type_name(a)}\'')
     return apply(GluBackward0, (input,), (d,))
 

@@ -5,6 +5,7 @@ from derivatives.yaml / FunctionsManual.cpp."""
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import pointwise as pw
 from . import reduction as red
@@ -125,7 +126,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
             f"Given normalized_shape={_shape_list(ns)}, expected input with shape [*, {', '.join(str(n) for n in ns)}], "
             f"but got input of size{_shape_list(shape)}"
         )
-    if input._data.dtype.kind not in "fV":
+    if input._data.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{_type_name(input._data)}\'')
     return apply(NativeLayerNormBackward0, (input, weight, bias), (len(ns), float(eps)))
 
@@ -237,7 +238,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     if a.ndim < 2:
         _wrap_dim(1, a.ndim)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"batch_norm" not implemented for \'{_type_name(a)}\'')
     # a half or bfloat16 input may take float32 parameters (aten's "mixed type"); other mixes are errors
     allowed = (a.dtype, xp.dtype(xp.float32)) if a.dtype == xp.float16 or a.dtype.kind == "V" else (a.dtype,)  # (V: bfloat16)
@@ -375,7 +376,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
                 f"shape {_shape_list(t._data.shape)} and input of shape {_shape_list(a.shape)}"
             )
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for \'{_type_name(a)}\'')
     return apply(NativeGroupNormBackward0, (input, weight, bias), (num_groups, float(eps)))
 

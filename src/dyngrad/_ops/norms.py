@@ -8,6 +8,7 @@ composites of them ('fro', 1, -1, inf, -inf) belong to the reduction family (red
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from .linalg import _check_matrix, svdvals
 from .matmul import _type_name
@@ -41,7 +42,7 @@ def _matrix_norm_checks(A: Tensor, dim, dtype) -> tuple:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if dtype is not None:
         npd = to_numpy(dtype)
-        if npd.kind not in "fcV":
+        if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
             raise RuntimeError(
                 f"linalg.matrix_norm: dtype should be floating point or complex, but got {scalar_type_name(npd)}"
             )
@@ -155,7 +156,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     if tol is not None:
         atol, rtol = tol, 0.0
     d = A._data
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         # torch fails where it first needs a float: the default rtol's eps, else the decomposition
         if rtol is None:
             raise RuntimeError("This function doesn't handle types other than float and double")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import _limited_in_use, default_float_np, from_numpy, scalar_type_name
+from .._dtype import FLOATING_KINDS, _limited_in_use, default_float_np, from_numpy, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import forward_ad as _fw_ad
 from ._promote import prepare
@@ -64,7 +64,7 @@ def _angle(op, name: str, input):  # noqa: A002
     d = input._data
     if d.dtype.kind == "c":
         raise RuntimeError(f"{name} is not supported for complex tensors.")
-    if d.dtype.kind not in "fV":
+    if d.dtype.kind not in FLOATING_KINDS:
         d = d.astype(default_float_np())
     return apply(op, (input,), (), (d,))
 
@@ -111,7 +111,7 @@ def frexp(input):  # noqa: A002 - torch's name
     from .registry import apply_multi
 
     _need_tensor("frexp", input, "input", 1)
-    if input._data.dtype.kind not in "fV":
+    if input._data.dtype.kind not in FLOATING_KINDS:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     with xp.errstate(all="ignore"):
         m, e = apply_multi(FrexpBackward0, (input,))
@@ -194,11 +194,11 @@ def nextafter(input, other, *, out=None):  # noqa: A002 - torch's name
     _need_tensor("nextafter", input, "input", 1)
     _need_tensor("nextafter", other, "other", 2)
     a, b = input._data, other._data
-    if a.dtype != b.dtype and a.dtype.kind in "fV" and b.dtype.kind in "fV":
+    if a.dtype != b.dtype and a.dtype.kind in FLOATING_KINDS and b.dtype.kind in FLOATING_KINDS:
         raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
     x, y = prepare(input, other)
     dt = xp.result_type(x, y)
-    if dt.kind not in "fV":
+    if dt.kind not in FLOATING_KINDS:
         raise _not_implemented("nextafter_cpu", dt)
     return apply(NextafterBackward0, (input, other), (), (x, y))
 

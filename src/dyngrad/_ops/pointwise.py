@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 
 from .._backend import constant, xp
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from . import complex_support as cs
 from ._promote import OperandTypeError, operand_error, prepare, reflected
@@ -648,7 +649,7 @@ negative = neg
 def _float_input(a: Tensor):
     """Unary float functions promote integer tensors to the default float dtype, as torch."""
     d = a._data
-    if d.dtype.kind in "fcV":
+    if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
         return (d,)
     from .._dtype import default_float_np
 
@@ -657,42 +658,42 @@ def _float_input(a: Tensor):
 
 def exp(a: Tensor) -> Tensor:
     d = a._data
-    return apply(ExpBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(ExpBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def log(a: Tensor) -> Tensor:
     d = a._data
-    return apply(LogBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(LogBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def sqrt(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SqrtBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(SqrtBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def sin(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SinBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(SinBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def cos(a: Tensor) -> Tensor:
     d = a._data
-    return apply(CosBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(CosBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def tanh(a: Tensor) -> Tensor:
     d = a._data
-    return apply(TanhBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(TanhBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def sigmoid(a: Tensor) -> Tensor:
     d = a._data
-    return apply(SigmoidBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(SigmoidBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def reciprocal(a: Tensor) -> Tensor:
     d = a._data
-    return apply(ReciprocalBackward0, (a,), (), (d,) if d.dtype.kind in "fcV" else _float_input(a))
+    return apply(ReciprocalBackward0, (a,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else _float_input(a))
 
 
 def relu(a: Tensor) -> Tensor:
@@ -736,7 +737,7 @@ def _type_name(a) -> str:
 def _float_only(a: Tensor, kernel: str):
     """The array of ``a``; torch's NotImplementedError for integer and bool tensors."""
     d = a._data
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
     return d
 
@@ -744,7 +745,7 @@ def _float_only(a: Tensor, kernel: str):
 def _real_float_only(a: Tensor, kernel: str):
     """The array of ``a``; torch's NotImplementedError for integer, bool and complex tensors."""
     d = a._data
-    if d.dtype.kind not in "fV":
+    if d.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(d)}'")
     return d
 
@@ -755,7 +756,7 @@ def _need_tensor(fn_name: str, value, arg: str = "other", position: int = 2) -> 
 
 
 def _to_float(d):
-    if d.dtype.kind in "fcV":
+    if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
         return d
     from .._dtype import default_float_np
 
@@ -769,7 +770,7 @@ def _float_unary(op, real_kernel=None):
         d = input._data
         if real_kernel is not None and d.dtype.kind == "c":
             raise cs.kernel_error(real_kernel, d.dtype)
-        return apply(op, (input,), (), (d,) if d.dtype.kind in "fcV" else (_to_float(d),))
+        return apply(op, (input,), (), (d,) if d.dtype.kind in FLOATING_OR_COMPLEX_KINDS else (_to_float(d),))
 
     return fn
 
@@ -1166,8 +1167,7 @@ def _inplace_method(fn, node=None):
         from .inplace import inplace as _inplace
 
         if node is not None:
-            return _inplace(self, lambda a: apply(node, (a,), (), (a._data if a._data.dtype.kind in "fcV"
-                                                                  else _to_float(a._data),)))
+            return _inplace(self, lambda a: apply(node, (a,), (), (_to_float(a._data),)))
         return _inplace(self, lambda a, *rest: fn(a, *rest, **kwargs), *args)
 
     method.__name__ = fn.__name__ + "_"
@@ -1184,6 +1184,18 @@ def _inplace_no_tensor_args(fn):
 
     method.__name__ = fn.__name__ + "_"
     return method
+
+
+def _with_inplace_forms(functions: dict, unary=(), binary=()) -> dict:
+    """A family's Tensor methods: ``functions`` (name -> function) and the in-place form ``name_`` of each name
+    in ``unary`` (``_inplace_method``: extra arguments passed through) and in ``binary``
+    (``_inplace_no_tensor_args``: extra arguments, tensors among them, closed over)."""
+    methods = dict(functions)
+    for name in unary:
+        methods[name + "_"] = _inplace_method(functions[name])
+    for name in binary:
+        methods[name + "_"] = _inplace_no_tensor_args(functions[name])
+    return methods
 
 
 def _div_(self, other, *, rounding_mode=None):

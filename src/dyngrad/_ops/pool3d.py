@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import reduction as red
@@ -91,7 +92,7 @@ def _max_pool3d_arrays(a, kernel, stride, pad, dilation, out):
     """Max over each window and its flat index, as aten's CPU kernel picks them: a window starts at its first
     in-bounds element, then takes an element greater than the running max or NaN (first max wins ties)."""
     spatial = a.shape[-3:]
-    low = -xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).min
+    low = -xp.inf if a.dtype.kind in FLOATING_KINDS else xp.iinfo(a.dtype).min
     lead = (slice(None),) * (a.ndim - 3)
     ap = xp.pad(a, ((0, 0),) * len(lead) + pad, constant_values=low)
     first = []  # the first in-bounds offset of each window along each dim
@@ -107,7 +108,7 @@ def _max_pool3d_arrays(a, kernel, stride, pad, dilation, out):
     for offs in itertools.product(*(range(k) for k in kernel)):
         v = ap[lead + _offset_slices(offs, stride, dilation, out)]
         take = v > best
-        if a.dtype.kind in "fV":
+        if a.dtype.kind in FLOATING_KINDS:
             take |= xp.isnan(v)
         xp.copyto(best, v, where=take)
         xp.copyto(idx, xp.broadcast_to(_flat_positions(out, stride, pad, dilation, offs, spatial), shape), where=take)
@@ -252,7 +253,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     kernel, stride, pad, _, out = _pool3d_setup(input, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode)
     a = input._data
     div = _avg_divisor(a.shape[-3:], kernel, stride, pad, out, count_include_pad, divisor_override,
-                       a.dtype if a.dtype.kind in "fV" else xp.int64)
+                       a.dtype if a.dtype.kind in FLOATING_KINDS else xp.int64)
     return apply(AvgPool3DBackward0, (input,), (kernel, stride, pad, out, div, a.shape))
 
 
@@ -342,7 +343,7 @@ def adaptive_avg_pool3d(input, output_size):  # noqa: A002
     out = _adaptive_size(a, output_size, "adaptive_avg_pool3d")
     if out == (1, 1, 1):
         return red.mean(input, (-1, -2, -3), keepdim=True)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_type_name(a)}'")
     mats = tuple(_mean_matrix(n, o, a.dtype) for n, o in zip(a.shape[-3:], out))
     return apply(AdaptiveAvgPool3DBackward0, (input,), (mats,))
@@ -359,7 +360,7 @@ class AdaptiveMaxPool3DBackward0(Op):
     def forward(a, out):
         spatial = a.shape[-3:]
         bounds = [_adaptive_bounds(n, o) for n, o in zip(spatial, out)]
-        low = -xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).min
+        low = -xp.inf if a.dtype.kind in FLOATING_KINDS else xp.iinfo(a.dtype).min
         shape = a.shape[:-3] + tuple(out)
         best = xp.full(shape, low, dtype=a.dtype)
         idx = xp.empty(shape, dtype=xp.int64)
@@ -374,7 +375,7 @@ class AdaptiveMaxPool3DBackward0(Op):
                 real = real & (s + d < e).reshape([-1 if i == k else 1 for i in range(3)])
             v = a[(Ellipsis, pos[0], pos[1], pos[2])]
             take = v > best
-            if a.dtype.kind in "fV":  # past a window's end the last element repeats: a NaN there counts once
+            if a.dtype.kind in FLOATING_KINDS:  # past a window's end the last element repeats: a NaN there counts once
                 take |= xp.isnan(v) & real
             xp.copyto(best, v, where=take)
             xp.copyto(idx, xp.broadcast_to((pos[0] * spatial[1] + pos[1]) * spatial[2] + pos[2], shape), where=take)
@@ -456,7 +457,7 @@ def _fractional_max_arrays(a, kernel, out, samples):
     starts = [_intervals(samples[..., order[k]], spatial[k], out[k], kernel[k]) for k in range(nsp)]
     shape = a.shape[:2] + tuple(out)
     flat_a = a.reshape(a.shape[:2] + (int(xp.prod(spatial)),))
-    low = -xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).min
+    low = -xp.inf if a.dtype.kind in FLOATING_KINDS else xp.iinfo(a.dtype).min
     best = xp.full(shape, low, dtype=a.dtype)
     idx = xp.zeros(shape, dtype=xp.int64)
 
@@ -472,7 +473,7 @@ def _fractional_max_arrays(a, kernel, out, samples):
         pos = positions(offs)
         v = xp.take_along_axis(flat_a, pos.reshape(shape[:2] + (int(xp.prod(out)),)), axis=2).reshape(shape)
         take = v > best
-        if a.dtype.kind in "fV":
+        if a.dtype.kind in FLOATING_KINDS:
             take |= xp.isnan(v)
         xp.copyto(best, v, where=take)
         xp.copyto(idx, pos, where=take)

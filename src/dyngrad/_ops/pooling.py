@@ -8,6 +8,7 @@ no Python loop runs over pixels, channels or batch entries.
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import is_grad_enabled
 from . import reduction as red
@@ -95,7 +96,7 @@ def _max_pool_arrays(a, kernel, stride, pad, dilation, out_hw):
     """
     h, w = a.shape[-2:]
     oh, ow = out_hw
-    low = -xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).min
+    low = -xp.inf if a.dtype.kind in FLOATING_KINDS else xp.iinfo(a.dtype).min
     ap = _pad_array(a, pad, low)
     rows = xp.arange(oh)[:, None] * stride[0] - pad[0]
     cols = xp.arange(ow)[None, :] * stride[1] - pad[2]
@@ -108,7 +109,7 @@ def _max_pool_arrays(a, kernel, stride, pad, dilation, out_hw):
     for i, j, (rs, cs) in _offsets(kernel, stride, dilation, out_hw):
         v = ap[..., rs, cs]
         take = v > best
-        if a.dtype.kind in "fV":
+        if a.dtype.kind in FLOATING_KINDS:
             take |= xp.isnan(v)
         xp.copyto(best, v, where=take)
         xp.copyto(idx, (rows + i * dilation[0]) * w + cols + j * dilation[1], where=take)
@@ -269,7 +270,7 @@ class AvgPool2DBackward0(Op):
         for _, _, (rs, cs) in _offsets(kernel, stride, (1, 1), out_hw):
             v = ap[..., rs, cs]
             out = v.copy() if out is None else xp.add(out, v, out=out)
-        if out.dtype.kind not in "fV":
+        if out.dtype.kind not in FLOATING_KINDS:
             return (out / divisor).astype(a.dtype)  # aten's integer division truncates toward zero
         out /= divisor
         return out
@@ -316,7 +317,7 @@ def _avg_pool2d(x: Tensor, kernel_size, stride, padding, ceil_mode, count_includ
     kernel, stride, pad, _, out_hw = _pool_setup(x, kernel_size, stride, padding, 1, ceil_mode)
     _check_not_complex(x, "avg_pool2d")
     divisor = _avg_divisor(a.shape[-2:], kernel, stride, pad, out_hw, count_include_pad, divisor_override,
-                           a.dtype if a.dtype.kind in "fV" else xp.int64)
+                           a.dtype if a.dtype.kind in FLOATING_KINDS else xp.int64)
     out = apply(AvgPool2DBackward0, (x,), (kernel, stride, pad, out_hw, divisor))
     if out._grad_fn is not None:
         out._grad_fn._in_shape = a.shape
@@ -431,7 +432,7 @@ class AdaptiveMaxPool2DBackward0(Op):
     def forward(a, out_hw):
         h, w = a.shape[-2:]
         (sh_, eh), (sw, ew) = _adaptive_bounds(h, out_hw[0]), _adaptive_bounds(w, out_hw[1])
-        low = -xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).min
+        low = -xp.inf if a.dtype.kind in FLOATING_KINDS else xp.iinfo(a.dtype).min
         shape = a.shape[:-2] + tuple(out_hw)
         best = xp.full(shape, low, dtype=a.dtype)
         idx = xp.empty(shape, dtype=xp.int64)
@@ -442,7 +443,7 @@ class AdaptiveMaxPool2DBackward0(Op):
                 cols = xp.minimum(sw + dj, ew - 1)[None, :]
                 v = a[..., rows, cols]
                 take = v > best
-                if a.dtype.kind in "fV":
+                if a.dtype.kind in FLOATING_KINDS:
                     take |= xp.isnan(v) & ((rows == sh_[:, None] + di) & (cols == sw[None, :] + dj))
                 xp.copyto(best, v, where=take)
                 xp.copyto(idx, xp.broadcast_to(rows * w + cols, shape), where=take)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._creation import _rng
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_KINDS, scalar_type_name
 from .._tensor import Tensor
 from . import gamma as _gamma
 from .random_ops import NotImplemented as _NoDerivative
@@ -36,7 +36,7 @@ _NEAR_LOW, _NEAR_HIGH = float(xp.float32(0.9)), float(xp.float32(1.1))
 def _float_input(t: Tensor, kernel: str):
     """The array of a floating tensor, or torch's NotImplementedError naming ``kernel``."""
     a = t._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(a.dtype)}'")
     return a
 
@@ -360,7 +360,7 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
 
     Errors: integer count (ValueError, torch's text)."""
     c = count._data
-    if c.dtype.kind not in "fV":
+    if c.dtype.kind not in FLOATING_KINDS:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: {scalar_type_name(c.dtype)}")
     c64, p64 = (v.astype(_f64) for v in xp.broadcast_arrays(c, prob._data))
     from .._random_samplers import binomial as _binomial_draws

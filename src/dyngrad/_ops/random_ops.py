@@ -18,8 +18,8 @@ from .. import _backend
 from .. import _random_kernels as _kernels
 from .._backend import xp
 from .._creation import _like_order, _normal, _rng
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, scalar_type_name
 from .._dtype import from_numpy as _dtype_from_numpy
-from .._dtype import scalar_type_name
 from .._tensor import Tensor, _tp_name, wrap
 from .inplace import inplace
 from .registry import Op, apply, register
@@ -174,7 +174,7 @@ def uniform_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(a)} > to={_num(b)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind not in "fcV":
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
     values = _placed(t, lambda n, real, contiguous: _kernels.uniform(g, n, real, a, b))
@@ -191,7 +191,7 @@ def normal_(t: Tensor, mean: float = 0, std: float = 1, *, generator=None) -> Te
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind not in "fcV":
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if npd.kind == "c":
         std = std / 2**0.5
@@ -222,7 +222,7 @@ def _bernoulli_array(g, p, shape, npd, strides=None):
 
 def _check_p_tensor(p: Tensor, size: int = 1) -> None:
     """``size``: of the tensor filled (an empty one runs no kernel, so a complex ``p`` passes)."""
-    if p._data.dtype.kind not in "fV" and (size or p._data.dtype.kind != "c"):
+    if p._data.dtype.kind not in FLOATING_KINDS and (size or p._data.dtype.kind != "c"):
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(p._data.dtype)}'"
         )
@@ -295,7 +295,7 @@ def _random_bounds(npd):
     """random_()'s default range [0, hi]: the integers a dtype holds exactly (torch's random_ kernel)."""
     if npd.kind == "b":
         return 0, 1
-    if npd.kind in "fcV":  # (complex: only reached for an empty tensor, which gets no values)
+    if npd.kind in FLOATING_OR_COMPLEX_KINDS:  # (complex: only reached for an empty tensor, which gets no values)
         return 0, 2 ** (xp.finfo(npd).nmant + 1)
     return 0, int(xp.iinfo(npd).max)
 
@@ -346,7 +346,7 @@ def random_(t: Tensor, *args, generator=None, **kwargs) -> Tensor:
 
 
 def _continuous_only(name: str, npd) -> None:
-    if npd.kind not in "fV":
+    if npd.kind not in FLOATING_KINDS:
         kind = scalar_type_name(npd) if name == "Exponential" else _CPP_NAMES.get(npd.name, npd.name)
         raise RuntimeError(
             f"{name} distribution is a continuous probability distribution. dtype must be a floating point but you "
@@ -393,7 +393,7 @@ def log_normal_(t: Tensor, mean: float = 1, std: float = 2, *, generator=None) -
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
     shape, npd = _shape_dtype(t)
-    if npd.kind not in "fV" and t._data.size:  # (an empty tensor runs no kernel)
+    if npd.kind not in FLOATING_KINDS and t._data.size:  # (an empty tensor runs no kernel)
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(npd)}'")
     g = _rng(generator)
     return _fill(t, LogNormalBackward0, _placed(t, lambda n, real, c: _kernels.from_double(
@@ -522,8 +522,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise
         if std._data.dtype.kind == "c":
             raise RuntimeError("normal expects standard deviation to be non-complex")
-        if std._data.dtype.kind not in "fV" or npd.kind not in "fcV":
-            bad = npd if npd.kind not in "fcV" else std._data.dtype
+        if std._data.dtype.kind not in FLOATING_KINDS or npd.kind not in FLOATING_OR_COMPLEX_KINDS:
+            bad = npd if npd.kind not in FLOATING_OR_COMPLEX_KINDS else std._data.dtype
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(bad)}'")
         if std._data.size and (std._data < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -534,7 +534,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
         npd = mean._data.dtype
-        if npd.kind not in "fcV":
+        if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
         # torch: empty_like(mean) (mean's strides) filled with N(0, std), then add_(mean)
         strides, contiguous = _like_order(mean, None)
@@ -546,7 +546,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     npd = std._data.dtype
     if npd.kind == "c":
         raise RuntimeError("normal expects standard deviation to be non-complex")
-    if npd.kind not in "fV":
+    if npd.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(npd)}'")
     if std._data.size and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -620,7 +620,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     w = input._data
     if out is not None and out._data.dtype != xp.int64:
         raise RuntimeError(f"multinomial expects Long tensor out, got: {scalar_type_name(out._data.dtype)}")
-    if w.dtype.kind not in "fV":
+    if w.dtype.kind not in FLOATING_KINDS:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {scalar_type_name(w.dtype)}")
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

@@ -20,7 +20,7 @@ import operator
 import warnings
 
 from .._backend import along_axis_key, broadcast_to, sum_to_axes, xp
-from .._dtype import _limited_in_use
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import complex_support as cs
 from .complex import conj_value as conj
@@ -173,7 +173,7 @@ class MeanBackward1(Op):
 
 
 def _check_float_for_mean(a: Tensor, name: str = "mean", which: str = "Input") -> None:
-    if a._data.dtype.kind not in "fcV":
+    if a._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         from .._dtype import scalar_type_name
 
         raise RuntimeError(
@@ -396,7 +396,7 @@ def _scatter(g: Tensor, shape: tuple, axis: int, index, accumulate: bool = False
 
 
 def _float_check(a: Tensor, message: str) -> None:
-    if a._data.dtype.kind not in "fcV":
+    if a._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         from .._dtype import scalar_type_name
 
         raise RuntimeError(message.format(scalar_type_name(a._data.dtype)))
@@ -768,7 +768,7 @@ def _var_args(name: str, a: Tensor, dim, unbiased, correction):
     """Sort out torch's overloads: (dim, unbiased, keepdim), (unbiased), (dim, *, correction, keepdim)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    if a._data.dtype.kind not in "fcV":
+    if a._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
@@ -1043,7 +1043,7 @@ def logsumexp(a: Tensor, dim, keepdim: bool = False) -> Tensor:
     if not _nonempty(dim) and not keepdim and d.ndim and d.size:
         # torch 2.13 writes its keepdim-shaped result into a 0-d output for dim=() and fails
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join('1' * d.ndim)}]")
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         from .._dtype import default_float_np
 
         a = wrap(d.astype(default_float_np()))
@@ -1166,7 +1166,7 @@ class _CumMaxMin(Op):
         shape = [1] * a.ndim
         shape[axis] = a.shape[axis]
         pos = xp.arange(a.shape[axis]).reshape(shape)
-        hit = (a == values) | (xp.isnan(a) if a.dtype.kind in "fcV" else False)
+        hit = (a == values) | (xp.isnan(a) if a.dtype.kind in FLOATING_OR_COMPLEX_KINDS else False)
         idx = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=axis) if a.size else xp.zeros(a.shape, xp.int64)
         return values, idx.astype(xp.int64)
 

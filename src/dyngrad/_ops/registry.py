@@ -24,7 +24,7 @@ import threading
 import weakref
 
 from .._backend import xp
-from .._dtype import _limited_in_use
+from .._dtype import FLOATING_OR_COMPLEX_KINDS, _limited_in_use
 from .._tensor import Tensor, wrap
 from ..autograd import anomaly_mode, saved_hooks
 from ..autograd import forward_ad as _fw_ad
@@ -442,7 +442,7 @@ def apply_multi(op: type, inputs: tuple, params: tuple = ()) -> tuple:
         node._versions = [t._vc[0] if isinstance(t, Tensor) else None for t in inputs]
     results = []
     for i, o in enumerate(outs):
-        differentiable = o.dtype.kind in "fcV"  # ("V": bfloat16, the one such dtype)
+        differentiable = o.dtype.kind in FLOATING_OR_COMPLEX_KINDS  # ("V": bfloat16, the one such dtype)
         r = wrap(o, differentiable, node if differentiable else None)
         r._output_nr = i
         results.append(r)

@@ -10,6 +10,7 @@ matrix, and the result is those matrices applied along the axes; the backward ap
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .registry import apply, register
 from .sampling import _linear_map, _map_matrix, _nearest_map, _Upsample
 
@@ -178,7 +179,7 @@ def resample(input, mode: str, output_size, scales, align_corners, antialias: bo
         outs = ", ".join(f"{c}: {n}" for c, n in zip(names, output_size))
         sep = " and" if len(spatial) == 1 else ""
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} output ({outs})")
-    if dtype.kind not in "fV":
+    if dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"{op.__name__}\" not implemented for '{dtype.name}'")
     mats = []
     for n_in, n_out, sf in zip(spatial, output_size, scales):

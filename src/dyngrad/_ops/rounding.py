@@ -6,16 +6,16 @@ Derivative formulas follow PyTorch's tools/autograd/derivatives.yaml (zero gradi
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from . import complex_support as cs
 from ._promote import prepare
 from .pointwise import (
     _binary_grads,
-    _inplace_method,
-    _inplace_no_tensor_args,
     _operand_dtype,
     _real_float_only,
     _unary,
+    _with_inplace_forms,
     where_,
 )
 from .registry import Op, apply, register
@@ -25,7 +25,7 @@ from .registry import Op, apply, register
 def _sign_forward(a):
     if a.dtype.kind == "b":
         return a.copy()
-    if a.dtype.kind in "fV":
+    if a.dtype.kind in FLOATING_KINDS:
         return xp.where(xp.isnan(a), 0, xp.sign(a))  # torch: sign(nan) is 0
     return xp.sign(a)
 
@@ -123,7 +123,7 @@ class NanToNumBackward0(Op):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
     d = input._data
-    if d.dtype.kind not in "fcV":
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         return wrap(d.copy())
     return apply(NanToNumBackward0, (input,), (nan, posinf, neginf))
 
@@ -182,7 +182,6 @@ _FUNCTIONS = dict(
     copysign=copysign,
 )
 EXPORTS: dict = dict(_FUNCTIONS)  # dyngrad.<name>
-TENSOR_METHODS: dict = dict(_FUNCTIONS)  # Tensor.<name>
-for _name in ("sign", "floor", "ceil", "round", "trunc", "fix", "frac", "nan_to_num"):
-    TENSOR_METHODS[_name + "_"] = _inplace_method(_FUNCTIONS[_name])
-TENSOR_METHODS["copysign_"] = _inplace_no_tensor_args(copysign)
+TENSOR_METHODS: dict = _with_inplace_forms(  # Tensor.<name>
+    _FUNCTIONS, unary=("sign", "floor", "ceil", "round", "trunc", "fix", "frac", "nan_to_num"), binary=("copysign",),
+)

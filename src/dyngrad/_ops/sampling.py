@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from . import matmul as _products
 from . import shape as sh
@@ -130,7 +131,7 @@ def _upsample(input, op, output_size, scales, align_corners):  # noqa: A002
         sep = " and" if len(spatial) == 1 else ""
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} output ({outs})")
     nearest = op in (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         if len(spatial) == 2:  # the 2-D kernels dispatch on the dtype in their channels-last path
             kernel = f"upsample_{'nearest' if nearest else 'bilinear'}2d_channels_last"
         else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from weakref import ref as _weakref
 
 from .._backend import sum_to_shape, xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._dtype import scalar_type_name as _scalar_name
 from .._tensor import Size, Tensor, _wrap_dim, wrap
 from ..autograd.grad_mode import _state as _grad_state
@@ -607,7 +608,7 @@ def to(a: Tensor, *args, **kwargs) -> Tensor:
         return a
     if a._data.dtype.kind == "c" and npd.kind != "c":
         warn_complex_to_real()
-    if npd.kind not in "fcV" and a._requires_grad:
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS and a._requires_grad:
         # Casting to an integer type cuts the graph, as torch does.
         from .._tensor import wrap
 

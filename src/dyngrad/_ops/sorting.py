@@ -15,7 +15,7 @@ selection algorithm, so with ties their indices (and where the gradient goes) ma
 from __future__ import annotations
 
 from .._backend import along_axis_key, xp
-from .._dtype import LIMITED_NP, _limited_in_use
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, LIMITED_NP, _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import complex_support as cs
 from .limited_dtypes import refuse as refuse_limited
@@ -29,7 +29,7 @@ def _stable_order(a, axis: int, descending: bool):
         a = a.astype(xp.int8)
     if not descending:
         return xp.argsort(a, axis=axis, kind="stable")
-    if a.dtype.kind in "fV" and xp.isnan(a).any():
+    if a.dtype.kind in FLOATING_KINDS and xp.isnan(a).any():
         return xp.lexsort((-a, ~xp.isnan(a)), axis=axis)
     if a.dtype.kind == "u":
         a = a.astype(xp.int64)
@@ -190,7 +190,8 @@ class MedianBackward0(Op):
     def forward(a):
         flat = a.reshape(-1)
         if flat.size == 0:  # torch gives NaN, or the lowest value of an integer dtype
-            return xp.asarray(xp.nan if a.dtype.kind in "fcV" else xp.iinfo(a.dtype).min, dtype=a.dtype)
+            low = xp.nan if a.dtype.kind in FLOATING_OR_COMPLEX_KINDS else xp.iinfo(a.dtype).min
+            return xp.asarray(low, dtype=a.dtype)
         s = xp.sort(flat)  # NaN sorts last: a NaN anywhere makes the median NaN below
         return s[-1:].reshape(()).copy() if xp.isnan(s[-1]) else s[(s.size - 1) // 2].copy()
 
@@ -206,7 +207,7 @@ class NanmedianBackward0(MedianBackward0):
     @staticmethod
     def forward(a):
         flat = a.reshape(-1)
-        flat = flat[~xp.isnan(flat)] if flat.dtype.kind in "fV" else flat
+        flat = flat[~xp.isnan(flat)] if flat.dtype.kind in FLOATING_KINDS else flat
         if flat.size == 0:
             return xp.asarray(xp.nan, dtype=a.dtype)
         s = xp.sort(flat)
@@ -225,7 +226,7 @@ class MedianBackward1(_Selecting):
             return a.copy(), xp.zeros((), dtype=xp.int64)
         n = a.shape[axis]
         values, idx = _pick_sorted(a, axis, (n - 1) // 2, keepdim)
-        if a.dtype.kind in "fV" and a.size:
+        if a.dtype.kind in FLOATING_KINDS and a.size:
             nan = xp.isnan(a)
             has = nan.any(axis=axis, keepdims=keepdim)
             if has.any():
@@ -297,7 +298,7 @@ class NanmedianBackward1(_Selecting):
     def forward(a, axis, keepdim, shape):
         if a.ndim == 0:
             return a.copy(), xp.zeros((), dtype=xp.int64)
-        if a.dtype.kind not in "fV" or a.size == 0:
+        if a.dtype.kind not in FLOATING_KINDS or a.size == 0:
             return _pick_sorted(a, axis, (a.shape[axis] - 1) // 2, keepdim)
         n = a.shape[axis]
         nan = xp.isnan(a)

@@ -23,7 +23,7 @@ import operator
 import types
 
 from .._backend import xp
-from .._dtype import default_float_np, scalar_type_name
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, default_float_np, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import forward_ad as _fw_ad
 from . import exp_log, nn_kernels, reduction, rounding, trigonometric
@@ -71,7 +71,7 @@ def _unary_input(fn: str, a, kernel: str, half: bool = True):
     _need_tensor(fn, a)
     d = a._data
     kind = d.dtype.kind
-    if kind in "fV":
+    if kind in FLOATING_KINDS:
         if d.dtype == _f16 and not half:
             raise _not_implemented(kernel, d.dtype)
         return d
@@ -230,7 +230,7 @@ def _mvlgamma(fn: str, input, p, p_position: int = 2):  # noqa: A002
         raise _not_implemented("arange_cpu", d.dtype)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if d.dtype.kind not in "fV":
+    if d.dtype.kind not in FLOATING_KINDS:
         d = d.astype(default_float_np())
     return apply(MvlgammaBackward0, (input,), (p,), (d,))
 
@@ -292,7 +292,7 @@ def _incomplete_gamma(op, fn: str, kernel: str, input, other, other_position: in
         _need_tensor(fn, input)
     _need_tensor(fn, other, "other", other_position)
     a, x = prepare(input, other)
-    if a.dtype.kind not in "fV":  # no promotion of integers: torch's kernel has no integer case
+    if a.dtype.kind not in FLOATING_KINDS:  # no promotion of integers: torch's kernel has no integer case
         raise _not_implemented(kernel, a.dtype)
     _check_no_forward_ad(kernel.removesuffix("_cpu"), (input, other))
     return apply(op, (input, other), (), (a, x))
@@ -752,7 +752,7 @@ def _logaddexp2(fn: str, input, other, other_position: int = 2):  # noqa: A002
         _need_tensor(fn, input)
     _need_tensor(fn, other, "other", other_position)
     a, b = prepare(input, other)
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise _not_implemented("logaddexp2_cpu", a.dtype)
     return apply(Logaddexp2Backward0, (input, other), (), (a, b))
 
@@ -769,7 +769,7 @@ def special_round(input, *, decimals=0):  # noqa: A002
     decimals=0 (half to even; zero gradient); integer and bool input raise NotImplementedError."""
     _need_tensor("special_round", input)
     d = input._data
-    if d.dtype.kind not in "fV":
+    if d.dtype.kind not in FLOATING_KINDS:
         raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", d.dtype)
     return apply(rounding.RoundBackward1, (input,), (int(decimals),))
 
@@ -880,7 +880,7 @@ def _inplace(compute):
 
 def _mvlgamma_(self, p):
     d = self._data
-    if d.dtype.kind not in "fcV":  # torch checks the cast before computing
+    if d.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:  # torch checks the cast before computing
         raise RuntimeError(f"mvlgamma: result type {scalar_type_name(d.dtype)} can't be cast to the desired output "
                            f"type {scalar_type_name(default_float_np())}")
     return _inplace(_mvlgamma_method)(self, p)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 from . import fft as _fft
 from .inplace import AsStridedBackward0
@@ -244,7 +245,7 @@ def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=Non
                 "return_complex=True in a future PyTorch release."
             )
         _warn_once(_STFT_REAL_OUTPUT)
-    if input._data.dtype.kind not in "fcV":
+    if input._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise fail("expected a tensor of floating point or complex values")
     if input._data.ndim not in (1, 2):
         raise fail("expected a 1D or 2D tensor")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from .reduction import return_type
 from .registry import Op, apply, apply_multi, register
@@ -99,7 +99,7 @@ def logcumsumexp(input, dim, *, out=None):  # noqa: A002 - torch's name
     _need_tensor("logcumsumexp", input)
     a = input._data
     d = _wrap_dim(dim, a.ndim)
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         from .._dtype import _limited_in_use, default_float_np
 
         if _limited_in_use[0]:  # (uint16/32/64: torch's kernel refuses them before promoting)
@@ -247,7 +247,7 @@ def dist(input, other, p=2):  # noqa: A002 - torch's name
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected both inputs to have same dtype, but found {scalar_type_name(a.dtype)} and "
                            f"{scalar_type_name(b.dtype)}")
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(a.dtype)}")
     p = float(p)
@@ -320,7 +320,7 @@ def renorm(input, p, dim, maxnorm):  # noqa: A002 - torch's name
     if a.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
     d = _wrap_dim(dim, a.ndim)
-    if a.dtype.kind not in "fcV":
+    if a.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"\"renorm_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     return apply(RenormBackward0, (input,), (float(p), d, float(maxnorm)))
 
@@ -333,7 +333,7 @@ def _quantile(name: str, input, q, dim, keepdim, interpolation, ignore_nan):  # 
     T = _torch()
     _need_tensor(name, input)
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
         qt = q

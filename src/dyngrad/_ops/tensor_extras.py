@@ -14,7 +14,7 @@ import math
 
 from .. import _dtype
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import FLOATING_KINDS, scalar_type_name
 from .._tensor import Tensor, _wrap_dim, wrap
 from .reduction import return_type
 
@@ -236,7 +236,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density: bool = False
 
     Raises RuntimeError for integer input, bins < 1, an inverted range (torch's texts)."""
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     flat = a.reshape(-1)
     w = None if weight is None else weight._data.reshape(-1)
@@ -302,7 +302,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density: bool = Fals
     edge tensors; ``range`` a flat list (min_0, max_0, ..., min_{D-1}, max_{D-1}); rows outside any range are
     dropped. Raises RuntimeError for integer input or mismatched bins / range lengths (torch's texts)."""
     a = input._data
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(a.dtype)}'")
     d = a.shape[-1] if a.ndim else 1
     rows = a.reshape(-1, d)

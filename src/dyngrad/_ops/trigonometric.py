@@ -16,11 +16,11 @@ from .pointwise import (
     _float_binary,
     _float_unary,
     _inplace_method,
-    _inplace_no_tensor_args,
     _need_tensor,
     _operand_dtype,
     _quiet,
     _unary,
+    _with_inplace_forms,
     cos,
     reciprocal,
     sin,
@@ -170,11 +170,10 @@ _FUNCTIONS = dict(
     hypot=hypot, sinc=sinc,
 )
 EXPORTS: dict = dict(_FUNCTIONS)  # dyngrad.<name>
-TENSOR_METHODS: dict = dict(_FUNCTIONS)  # Tensor.<name>
-for _name in ("tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sinc"):
-    TENSOR_METHODS[_name + "_"] = _inplace_method(_FUNCTIONS[_name])
-for _name in ("atan2", "arctan2", "hypot"):
-    TENSOR_METHODS[_name + "_"] = _inplace_no_tensor_args(_FUNCTIONS[_name])
+TENSOR_METHODS: dict = _with_inplace_forms(  # Tensor.<name>
+    _FUNCTIONS, unary=("tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sinc"),
+    binary=("atan2", "arctan2", "hypot"),
+)
 for _name, _fn in (("asinh", asinh), ("acosh", acosh), ("atanh", atanh)):  # torch: no derivative in place
     TENSOR_METHODS[_name + "_"] = TENSOR_METHODS["arc" + _name[1:] + "_"] = _inplace_method(_fn, _INPLACE_NODE[_name])
 SPECIAL_EXPORTS: dict = {"sinc": sinc}  # dyngrad.special.<name>

@@ -4,6 +4,7 @@ torch/nn/functional.py for lp_pool*, which torch composes from avg_pool / max_po
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import wrap
 from . import comparison as cmp
 from . import pointwise as pw
@@ -250,7 +251,7 @@ def pdist(input, p: float = 2.0):  # noqa: A002
     a = input._data
     if a.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in FLOATING_KINDS:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._backend import xp
+from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from . import graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
@@ -79,7 +80,7 @@ def _root_edges(outputs, grad_outputs, create_graph: bool, for_grad: bool = Fals
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._data.dtype.kind not in "fV":
+            if out._data.dtype.kind not in FLOATING_KINDS:
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out.dtype}"
                 )

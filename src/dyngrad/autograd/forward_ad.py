@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .._backend import xp
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor, wrap
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
@@ -167,7 +168,7 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
     prev_dual = suspend_dual()
     try:
         for t in inputs:
-            if isinstance(t, Tensor) and t._data.dtype.kind in "fcV":
+            if isinstance(t, Tensor) and t._data.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
                 keep = differentiable and t._requires_grad
                 # an alias of each input that has a graph: the gradient captured there is the partial derivative,
                 # not also what reaches that input through another one (``r / x`` with ``r = x.prod()``)
@@ -226,5 +227,5 @@ def tangents_of(op, inputs, params, arrays, outputs) -> list:
 
 def attach(outputs, tangents) -> None:
     for o, t in zip(outputs, tangents):
-        if t is not None and o._data.dtype.kind in "fcV":
+        if t is not None and o._data.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
             _register(o, t)

@@ -22,6 +22,7 @@ import functools
 from .._batching import context
 from .._batching.array import BatchedArray
 from .._batching.tensors import add_batch_level
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._tensor import _TRANSFORMS, Tensor, wrap
 from ..autograd import forward_ad as fwAD
 from ..autograd.grad_mode import _state, enable_grad
@@ -278,7 +279,7 @@ def _vjp_with_argnums(func, primals, argnums=None, has_aux=False, api="vjp(f, *p
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
-            if o._data.dtype.kind not in "fcV":
+            if o._data.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
                 raise RuntimeError(
                     f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
                     f"{o.dtype}"

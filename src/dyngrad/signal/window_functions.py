@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from .. import _dtype
+from .._dtype import FLOATING_OR_COMPLEX_KINDS
 from .._ops import bessel_kernels, cpu_rounding
 from .._tensor import Tensor, device, layout, require_cpu, strided, wrap
 
@@ -150,7 +151,7 @@ def _prepare(name: str, bound: dict):
     npd = _dtype.to_numpy(dtype) if dtype is not None else _dtype.default_float_np()
     if bound.get("device") is not None:
         require_cpu(bound["device"])
-    if npd.kind not in "fcV":
+    if npd.kind not in FLOATING_OR_COMPLEX_KINDS:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(npd, bound.get('layout') is not None)}")
     if length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={length}")

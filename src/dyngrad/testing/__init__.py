@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from .._tensor import Tensor
 
 __all__ = ["assert_close", "make_tensor", "assert_allclose"]
@@ -84,7 +85,7 @@ def _isclose(a, e, rtol, atol, equal_nan):
         return a == e
     with np.errstate(invalid="ignore", over="ignore"):
         close = a == e
-        if a.dtype.kind in "fcV":
+        if a.dtype.kind in FLOATING_OR_COMPLEX_KINDS:
             finite = np.isfinite(a) & np.isfinite(e)
             close = close | (finite & (np.abs(a - e) <= atol + rtol * np.abs(e)))
             if equal_nan:
@@ -107,12 +108,12 @@ def _tensor_msg(a, e, matches, rtol, atol) -> str:
     mismatches = n - int(matches.sum())
     extra = f"Mismatched elements: {mismatches} / {n} ({mismatches / n:.1%})"
     af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
-    if af.dtype.kind not in "fcV":
+    if af.dtype.kind not in FLOATING_OR_COMPLEX_KINDS:
         af, ef = af.astype(np.int64), ef.astype(np.int64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         abs_diff = np.abs(af - ef)
         abs_diff[mf] = 0
-        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind in "fV" else np.float32
+        rel_dtype = abs_diff.dtype if abs_diff.dtype.kind in FLOATING_KINDS else np.float32
         rel_diff = abs_diff.astype(rel_dtype) / np.abs(ef).astype(rel_dtype)
     rel_diff[mf] = 0
     ia, ir = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))
