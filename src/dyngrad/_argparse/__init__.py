@@ -33,6 +33,7 @@ strings, e.g. ``"exp": ("(Tensor input, *, Tensor out = None)",)``.
 from __future__ import annotations
 
 import functools
+import operator
 
 from .._backend import xp
 from .._creation import Generator
@@ -99,6 +100,30 @@ def _is_int(obj) -> bool:
     return (type(obj) is not bool and isinstance(obj, (int, xp.integer))) or (
         isinstance(obj, Tensor) and obj._data.ndim == 0 and obj._data.dtype.kind in "iu"
     )
+
+
+def _is_list_item(obj, first: bool) -> bool:
+    """Whether torch reads ``obj`` as an item of an int list (``x.reshape((2, obj))``).
+
+    The first item is checked with the signature (python_arg_parser.cpp, is_int_or_symint): an int, a NumPy
+    int, an object with ``__index__`` (a 0-d integer array), or a tensor of one element of an integral or
+    bool dtype; never a bool. The others are read once a signature took the call, where a Python bool
+    passes as an int (``x.sum((0, True))``) but a NumPy bool does not.
+    """
+    t = type(obj)
+    if t is int:
+        return True
+    if t is bool:
+        return not first
+    if isinstance(obj, Tensor):
+        return obj._data.size == 1 and obj._data.dtype.kind in "iub"
+    if isinstance(obj, (float, complex, str, xp.bool_)) or obj is None:
+        return False
+    try:
+        operator.index(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
@@ -182,7 +207,7 @@ def _bind(name, params, args, kwargs, nat):
         # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
         # takes all the positional arguments when the first is an int, and checks the others only as it
         # unpacks them (after the signature matched: "failed to unpack the object at pos 2")
-        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_int(args[0]):
+        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_list_item(args[0], True):
             args, unpacked = (tuple(args),), True
         else:
             n, least, k = len(pos), _min_args(params), len(args)
@@ -213,7 +238,7 @@ def _bind(name, params, args, kwargs, nat):
         if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)) and obj:
             # torch checks the first item only (is_int_or_symint_list); the others as it reads the list, once a
             # signature took the call (x.sum(dim=(0, 1.0)): "failed to unpack the object at pos 2")
-            if _is_int(obj[0]):
+            if _is_list_item(obj[0], True):
                 later.append((p.name, obj))
                 continue
             if given_pos:  # (a keyword's is the plain "must be tuple of ints, not tuple" below)
@@ -238,7 +263,7 @@ def _bind(name, params, args, kwargs, nat):
         later.insert(0, (params[0].name, args[0]))
     for param_name, items in later:
         for j, item in enumerate(items):
-            if not _is_int(item):
+            if j and not _is_list_item(item, False):
                 raise _Unpacked(
                     f"{name}(): argument '{param_name}' failed to unpack the object at pos {j + 1} with error "
                     f'"type must be tuple of ints,but got {type_name(item)}"'
@@ -442,13 +467,15 @@ def checked(key: str, fn, method: bool = False):
                 if type(a) is not int:
                     return slow(args, kwargs, None)
         for i, fast in suspect:
-            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
+            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)) and not (
+                    _IntTuple in fast and type(args[i]) is tuple and _INT_ONLY.issuperset(map(type, args[i]))):
                 return slow(args, kwargs, None)
         if kwargs:
             for k, v in kwargs.items():
                 fast = by_name.get(k, _UNKNOWN)
                 if fast is _UNKNOWN or (fast is not None and type(v) not in fast and not (
-                        Tensor in fast and isinstance(v, Tensor))):
+                        Tensor in fast and isinstance(v, Tensor)) and not (
+                        _IntTuple in fast and type(v) is tuple and _INT_ONLY.issuperset(map(type, v)))):
                     return slow(args, kwargs, None)
         try:
             return fn(*args, **kwargs)
@@ -479,6 +506,8 @@ def _keyword_types(parsed, fn) -> dict:
                 accepted.add(type(None))
             if p.type == "tuple of ints":
                 accepted.discard(list)
+    for accepted in types.values():
+        _items_checked(accepted)
     out = {name: frozenset(accepted) for name, accepted in types.items()}
     for name in unchecked:
         out[name] = None
@@ -599,6 +628,22 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
 }
 
 
+class _IntTuple:
+    """Marks the types of an int-list parameter in Note [Suspect arguments]: a tuple passes there only when
+    its items are all ints (``x.permute((0, 1.0))`` is parsed first: the op could take the float)."""
+
+
+_INT_ONLY = frozenset({int})
+
+
+def _items_checked(types: set) -> None:
+    """An int-list parameter's fast types: a tuple passes after the test of its items (_IntTuple), not by its
+    type alone. (Size holds ints only.)"""
+    if tuple in types:
+        types.discard(tuple)
+        types.add(_IntTuple)
+
+
 def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -> tuple:
     """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
 
@@ -625,6 +670,8 @@ def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -
             types.update(_FAST["Number"])
         if "tuple of ints" in kinds:  # a list where either a tensor list or an int list goes: parsed first
             types.discard(list)
+            if "tuple of Tensors" not in kinds:
+                _items_checked(types)
         if any(q.allow_none for q in params):
             types.add(type(None))
         out.append((i + offset, frozenset(types)))
