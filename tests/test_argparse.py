@@ -140,6 +140,34 @@ def test_known_differences_still_differ():
         # a module called on an array: the Parameters are named as such, and marked, in the listing
         lambda m: m.nn.Conv2d(1, 1, 3)(np.ones((1, 1, 4, 4), dtype=np.float32)),
         lambda m: m.add(m.nn.Parameter(m.ones(2)), "a"),
+        # keywords that no signature takes without some positional argument (the op function would take them)
+        lambda m: m.ones(2, 2).sum(keepdim=True),
+        lambda m: m.sum(m.ones(2, 2), keepdim=True),
+        lambda m: m.ones(2, 2).mean(keepdim=True),
+        lambda m: m.ones(2, 2).prod(keepdim=True),
+        lambda m: m.ones(2, 2).max(keepdim=True),
+        lambda m: m.max(m.ones(2, 2), keepdim=True),
+        lambda m: m.ones(2, 2).median(keepdim=True),
+        lambda m: m.ones(2, 2).nanmedian(keepdim=True),
+        lambda m: m.ones(2, 2).var(unbiased=False, keepdim=True),
+        lambda m: m.sort(m.ones(3), 0, stable=True),
+        lambda m: m.sort(m.ones(3), 0, True, stable=True),
+        lambda m: m.ones(3).sort(0, stable=True),
+        lambda m: m.argsort(m.ones(3), 0, stable=True),
+        lambda m: m.arange(5, step=2),
+        lambda m: m.arange(end=5, step=2),
+        lambda m: m.ones(2, 2).max(1, dim=0),
+        # the legacy constructors take a device only
+        lambda m: m.ones(2, 2).new(2, dtype=m.float64),
+        lambda m: m.ones(2, 2).new([1], dtype=m.float64),
+        lambda m: m.ones(2, 2).new(dtype=m.float64),
+        lambda m: m.ones(2, 2).new(2, requires_grad=True),
+        lambda m: m.ones(2, 2).new(2, 3, zz=1),
+        lambda m: m.FloatTensor(2, dtype=m.float64),
+        lambda m: m.FloatTensor([1], device="cpu", zz=1),
+        # a keyword of the wrong type in the listing: marked with its name, and a trailing ", " without positionals
+        lambda m: m.ones(2, 2).squeeze(dim=None),
+        lambda m: m.ones(2, 2).squeeze(dim=1.5),
     ],
 )
 def test_examples_raise_as_torch(call):
@@ -196,6 +224,26 @@ def test_examples_raise_as_torch(call):
         lambda m: m.ones(2, 2).reshape(m.Size([4, 1])),
         lambda m: m.ones(2, 2).permute((1, 0)),
         lambda m: m.ones(2, 2).flip(()),
+        # keywords with the positional arguments that make an overload match
+        lambda m: m.arange(6.0).reshape(2, 3).sum(dim=1, keepdim=True),
+        lambda m: m.arange(6.0).reshape(2, 3).max(dim=1, keepdim=True).values,
+        lambda m: m.sort(m.tensor([3.0, 1.0, 2.0]), stable=True, dim=0).values,
+        lambda m: m.arange(1, 5, step=2),
+        lambda m: m.arange(start=1, end=5),
+        lambda m: m.ones(2, 2).new(2, 3, device="cpu").zero_(),
+        # a tensor given as dim= is a dim (by position it is max's other)
+        lambda m: m.arange(6.0).reshape(2, 3).max(dim=m.tensor(1)).values,
+        lambda m: m.arange(6.0).reshape(2, 3).min(dim=m.tensor(1), keepdim=True).indices,
+        lambda m: m.max(m.arange(6.0).reshape(2, 3), dim=m.tensor(0)).values,
+        lambda m: m.arange(6.0).reshape(2, 3).max(m.tensor(1.0)),
+        # dim=None: every dim, kept or not
+        lambda m: m.arange(6.0).reshape(2, 3).sum(None, True),
+        lambda m: m.arange(6.0).reshape(2, 3).sum(dim=None, keepdim=True),
+        lambda m: m.arange(6.0).reshape(2, 3).mean(None, True),
+        lambda m: m.arange(6.0).reshape(2, 3).amax(None),
+        lambda m: m.arange(6.0).reshape(2, 3).amin(None, True),
+        lambda m: m.tensor(m.randint(high=5, size=(2,)).shape),
+        lambda m: m.tensor(m.randint(5, size=(2, 3)).shape),
     ],
 )
 def test_calls_torch_accepts(call):

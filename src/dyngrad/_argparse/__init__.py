@@ -307,9 +307,11 @@ def _why_not(params, text: str, args, kwargs) -> str:
     for i, obj in enumerate(args):
         ok = i < len(pos) and not pos[i].optional and _plainly(pos[i].type, obj)
         parts.append(_described(obj) if ok else f"!{_described(obj)}!")
-    for k, obj in _kwargs_in_torch_order(kwargs):
-        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"{k}=!{_described(obj)}!")
-    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + ")\n"
+    for k, obj in _kwargs_in_torch_order(kwargs):  # (the mark takes in the name: "(!dim=NoneType!, )")
+        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"!{k}={_described(obj)}!")
+    # sic: torch drops the last ", " only when some argument was positional (invalid_arguments.cpp)
+    tail = ")" if args else ", )"
+    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + tail + "\n"
 
 
 def _described_names(params) -> dict:
@@ -434,6 +436,7 @@ def checked(key: str, fn, method: bool = False):
     if most is None:
         most = 1 << 30
     by_name = _keyword_types(parsed, fn)
+    fits = {}  # (number of positional arguments, *keyword names) -> whether some signature takes those names
 
     def slow(args, kwargs, error):
         problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
@@ -471,6 +474,11 @@ def checked(key: str, fn, method: bool = False):
                     _IntTuple in fast and type(args[i]) is tuple and _INT_ONLY.issuperset(map(type, args[i]))):
                 return slow(args, kwargs, None)
         if kwargs:
+            fit = fits.get((len(args), *kwargs))
+            if fit is None:
+                fit = _fit_by_names(fits, parsed, len(args), method, kwargs, fn)
+            if not fit:  # x.sum(keepdim=True): a keyword no signature takes without some positional argument
+                return slow(args, kwargs, None)
             for k, v in kwargs.items():
                 fast = by_name.get(k, _UNKNOWN)
                 if fast is _UNKNOWN or (fast is not None and type(v) not in fast and not (
@@ -488,6 +496,46 @@ def checked(key: str, fn, method: bool = False):
 
 
 _UNKNOWN = object()
+
+
+def _fit_by_names(fits: dict, parsed, n_args: int, method: bool, kwargs: dict, fn) -> bool:
+    """Note [Keywords on the fast path]: whether some signature takes ``n_args`` positional arguments and
+    these keyword names, by names alone (the types are tested apart); remembered in ``fits``.
+
+    torch's parse matches the names first: ``x.sum(keepdim=True)`` fits no signature (``keepdim`` comes with a
+    ``dim``), nor ``sort(x, 0, stable=True)`` (``stable`` is a keyword of the overload without positional
+    ``dim``), ``arange(5, step=2)``. The op function could take them; the call is parsed first. Names only the
+    op function has (a keyword the table misses, _known_keywords) are left out of the test; a NumPy alias
+    (``axis=``) fits no signature by its own name: the slow path renames it.
+    """
+    own = _keywords_of(fn)
+    table = {p.name for params in parsed for p in params}
+    names = [k for k in kwargs if k in table or k not in own]
+    n = n_args - method
+    fit = any(_names_fit(params, n, names) for params in parsed)
+    if len(fits) < 256:
+        fits[(n_args, *kwargs)] = fit
+    return fit
+
+
+def _names_fit(params, n: int, names) -> bool:
+    """Whether one signature takes ``n`` positional arguments and the keywords ``names`` (_bind, by names)."""
+    pos = _positional(params)
+    if n > len(pos):
+        if len(pos) != 1 or not pos[0].type.startswith("tuple of ints"):
+            return False
+        n = 1  # a lone int list takes its ints unpacked
+    given = set(names)
+    for i, p in enumerate(params):
+        if not p.kwonly and i < n:
+            if p.name in given:
+                return False  # given twice
+            continue
+        if p.name in given:
+            given.discard(p.name)
+        elif not p.optional:
+            return False  # missing
+    return not given
 
 
 def _keyword_types(parsed, fn) -> dict:

@@ -628,6 +628,9 @@ SIGNATURES = {
     'ger': (
         '(Tensor input, Tensor vec2, *, Tensor out = None)',
     ),
+    'get_autocast_dtype': (
+        '(str device_type)',
+    ),
     'gradient': (
         '(Tensor input, *, tuple of ints dim, int edge_order = 1)',
         '(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)',
@@ -753,6 +756,9 @@ SIGNATURES = {
         '(Tensor input)',
     ),
     'is_floating_point': (
+        '(Tensor input)',
+    ),
+    'is_inference': (
         '(Tensor input)',
     ),
     'is_neg': (
@@ -1030,6 +1036,18 @@ SIGNATURES = {
     'narrow_copy': (
         '(Tensor input, int dim, int start, int length, *, Tensor out = None)',
     ),
+    'native_batch_norm': (
+        '(Tensor input, Tensor weight, Tensor bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps, *, tuple of Tensors out = None)',
+    ),
+    'native_channel_shuffle': (
+        '(Tensor input, int groups)',
+    ),
+    'native_group_norm': (
+        '(Tensor input, Tensor weight, Tensor bias, int N, int C, int HxW, int group, float eps)',
+    ),
+    'native_layer_norm': (
+        '(Tensor input, tuple of ints normalized_shape, Tensor weight, Tensor bias, float eps)',
+    ),
     'ne': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
@@ -1291,6 +1309,9 @@ SIGNATURES = {
         '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
         '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
     ),
+    'segment_reduce': (
+        '(Tensor data, str reduce, *, Tensor lengths = None, Tensor indices = None, Tensor offsets = None, int axis = None, bool unsafe = None, Number initial = None)',
+    ),
     'select': (
         '(Tensor input, int dim, int index)',
     ),
@@ -1302,6 +1323,9 @@ SIGNATURES = {
     ),
     'selu_': (
         '(Tensor input)',
+    ),
+    'set_autocast_dtype': (
+        '(str device_type, torch.dtype dtype)',
     ),
     'sgn': (
         '(Tensor input, *, Tensor out = None)',
@@ -2248,6 +2272,13 @@ SIGNATURES = {
         '(Tensor other)',
         '(Number other)',
     ),
+    'Tensor.new': (
+        '(*, torch.device device = None)',
+        '(torch.Storage storage)',
+        '(Tensor other)',
+        '(tuple of ints size, *, torch.device device = None)',
+        '(object data, *, torch.device device = None)',
+    ),
     'Tensor.new_empty': (
         '(tuple of ints size, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
     ),
@@ -2654,6 +2685,9 @@ SIGNATURES = {
     'nn.functional.logsigmoid': (
         '(Tensor input)',
     ),
+    'nn.functional.native_channel_shuffle': (
+        '(Tensor input, int groups)',
+    ),
     'nn.functional.one_hot': (
         '(Tensor input, int num_classes = -1)',
     ),
@@ -2990,6 +3024,9 @@ NULLABLE = {
     'linspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'logspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'mean': ((), ('dim',)),
+    'native_batch_norm': (('weight', 'bias', 'running_mean', 'running_var'),),
+    'native_group_norm': (('weight', 'bias'),),
+    'native_layer_norm': (('weight', 'bias'),),
     'normal': ((), (), (), ('pin_memory', 'requires_grad')),
     'rand': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'rand_like': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
