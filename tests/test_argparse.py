@@ -357,3 +357,26 @@ def test_unpacked_int_list_items_are_checked(call):
     same_error(lambda: call(dyngrad), lambda: call(torch))
     with pytest.raises(TypeError):
         call(torch)
+
+
+class _Plain:  # a class written in Python: Python's message names it without its module
+    pass
+
+
+@pytest.mark.parametrize("name", ["__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"])
+@pytest.mark.parametrize("self_value", [1, 2.5, True, "a", None, np.ones(2), _Plain()], ids=repr)
+def test_reflected_operator_called_on_a_non_tensor(name, self_value):
+    """``Tensor.__radd__(1, x)``: torch's method (of a C type) refuses a first argument that is no tensor."""
+    call_t = lambda: getattr(torch.Tensor, name)(self_value, torch.ones(2, dtype=torch.long))  # noqa: E731
+    with pytest.raises(TypeError):
+        call_t()
+    same_error(lambda: getattr(dyngrad.Tensor, name)(self_value, dyngrad.ones(2, dtype=dyngrad.long)), call_t)
+
+
+@pytest.mark.parametrize("op", ["+", "*", "&", "|", "^"])
+@pytest.mark.parametrize("number", [3, True])
+def test_reflected_operators_of_a_number(op, number):
+    code = f"number {op} x"
+    got = eval(code, {"number": number, "x": dyngrad.tensor([1, 2])})
+    want = eval(code, {"number": number, "x": torch.tensor([1, 2])})
+    assert_same_tensor(got, want)

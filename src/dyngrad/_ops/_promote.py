@@ -50,7 +50,10 @@ def prepare(a, b, true_divide: bool = False):
         return (ad if ad.dtype == rt else ad.astype(rt)), (
             (bd if bd.dtype == rt else bd.astype(rt)) if isinstance(b, Tensor) else _cast_scalar(b, rt)
         )
-    # a is a scalar, b a Tensor
+    # a is a scalar, b a Tensor: torch.add(1, x), or Tensor.__radd__(1, x) (an error: see below)
+    caller = sys._getframe(1).f_code.co_name
+    if caller[:3] == "__r":
+        raise descriptor_error(caller, a)
     a = _number(a)
     if isinstance(a, Tensor):
         return prepare(a, b, true_divide)
@@ -85,6 +88,16 @@ def _number(value):
     if isinstance(value, (int, float, complex)):
         return value
     raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
+
+
+def descriptor_error(name: str, obj) -> TypeError:
+    """torch's error for a Tensor method called on an object that is no tensor (``Tensor.__radd__(1, x)``):
+    Python's, for a method of a C type. (dyngrad's operator methods are plain functions, which would take
+    any first argument: ``1 + x`` always calls them on the tensor, so only a direct call gets here.)"""
+    t = type(obj)
+    # Python's tp_name: a builtin or a class written in Python by its name, another C type with its module
+    name_of_type = t.__name__ if t.__module__ == "builtins" or t.__flags__ & (1 << 9) else f"{t.__module__}.{t.__name__}"
+    return TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a '{name_of_type}' object")
 
 
 class OperandTypeError(TypeError):
