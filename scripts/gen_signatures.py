@@ -204,6 +204,13 @@ def _nullable(stubs, key: str, sigs) -> tuple:
     return tuple(out)
 
 
+# Signatures probing cannot find: a ``PyObject*`` parameter takes any object, so no probe is refused there
+# (python_variable_methods.cpp). Written as torch's parser has them.
+_BY_HAND = {
+    "Tensor.map_": ("(Tensor other, PyObject* callable)",),
+}
+
+
 def gather():
     x = torch.ones(2, 2)
     table, names, hidden, numbers, nullable = {}, {}, [], [], {}
@@ -227,7 +234,8 @@ def gather():
                 continue
             else:
                 bound = tfn
-            sigs = _listing(bound) or _single(bound, name, _stub_keywords(stubs, prefix + name))
+            sigs = _BY_HAND.get(prefix + name) or _listing(bound)
+            sigs = sigs or _single(bound, name, _stub_keywords(stubs, prefix + name))
             if sigs:
                 table[prefix + name] = sigs
                 if any(_nullable(stubs, prefix + name, sigs)):

@@ -254,6 +254,9 @@ SIGNATURES = {
         '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)',
         '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)',
     ),
+    'can_cast': (
+        '(torch.dtype from_, torch.dtype to)',
+    ),
     'cat': (
         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',
     ),
@@ -2157,6 +2160,9 @@ SIGNATURES = {
     ),
     'Tensor.lu_solve': (
         '(Tensor LU_data, Tensor LU_pivots)',
+    ),
+    'Tensor.map_': (
+        '(Tensor other, PyObject* callable)',
     ),
     'Tensor.masked_fill': (
         '(Tensor mask, Tensor value)',

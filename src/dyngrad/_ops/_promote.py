@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from .._dtype import default_float_np, result_type
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor
 
 _FLOAT_KINDS = "fcV"  # ("V": bfloat16)
 
@@ -77,12 +77,24 @@ def _cast_scalar(value, rt):
 
 
 def _number(value):
-    """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion)."""
+    """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion).
+
+    Note [NumPy operands]: torch's binary operators take no ndarray (``t.__mul__(array)`` is NotImplemented; its
+    named functions refuse one by their signatures), so ``t * array`` is NumPy's: Python calls
+    ``array.__rmul__(t)``, NumPy computes on ``t.__array__()`` with its own promotion (a 0-d float64 array makes
+    a float32 tensor's product float64) and hands the result to ``Tensor.__array_wrap__``: a tensor, without
+    history. ``array * t`` fails (NumPy defers to the tensor's ``__array_priority__``, whose reflected method
+    refuses the array), save where torch's reflected method is Python code over a forward op (``array / t``).
+    A NumPy bool or complex64 scalar is read as a float (torch parses it with ``PyFloat_AsDouble``: np.complex64
+    loses its imaginary part, with NumPy's ComplexWarning); the other NumPy scalars as Python numbers.
+    """
     t = type(value)
-    if t is np.ndarray:  # an array operand counts as a tensor, as in torch
-        return wrap(value)
     if t is float or t is int or t is bool:
         return value
+    if t is np.ndarray:
+        raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
+    if t is np.bool_ or t is np.complex64:
+        return float(value)
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         return value.item()
     if isinstance(value, (int, float, complex)):

@@ -191,6 +191,8 @@ EXPORTS: dict = dict(
     isnan=isnan, isinf=isinf, isfinite=isfinite, isposinf=isposinf, isneginf=isneginf, isclose=isclose,
     allclose=allclose, equal=equal, greater=gt, greater_equal=ge, less=lt, less_equal=le, not_equal=ne,
 )
+
+
 def _reflected_bitwise(name: str, op):
     """``Tensor.__rand__`` ...: ``other & self``; torch's TypeError when called on an object that is no
     tensor (``Tensor.__rand__(1, x)``)."""
