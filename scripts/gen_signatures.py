@@ -211,6 +211,12 @@ _BY_HAND = {
 }
 
 
+# Tensor methods that torch writes in Python over a builtin of the same name and arguments (torch/_tensor.py):
+# the builtin's parser gives their argument errors (``x.unflatten(0, (1, 2.0))``). (split, norm, stft and istft
+# call other builtins, whose names their messages carry: not probed.)
+_PYTHON_OVER_BUILTIN = ("unflatten",)
+
+
 def gather():
     x = torch.ones(2, 2)
     table, names, hidden, numbers, nullable = {}, {}, [], [], {}
@@ -227,9 +233,12 @@ def gather():
                 continue
             tfn = getattr(tmod, name, None)
             if prefix == "Tensor.":
-                if type(tfn).__name__ != "method_descriptor":
+                if name in _PYTHON_OVER_BUILTIN:
+                    bound = getattr(torch._C.TensorBase, name).__get__(x)
+                elif type(tfn).__name__ != "method_descriptor":
                     continue
-                bound = getattr(x, name)
+                else:
+                    bound = getattr(x, name)
             elif not isinstance(tfn, _BUILTIN):
                 continue
             else:

@@ -168,6 +168,7 @@ def test_known_differences_still_differ():
         # a keyword of the wrong type in the listing: marked with its name, and a trailing ", " without positionals
         lambda m: m.ones(2, 2).squeeze(dim=None),
         lambda m: m.ones(2, 2).squeeze(dim=1.5),
+        lambda m: m.ones(2, 2).unflatten(0, ()),
     ],
 )
 def test_examples_raise_as_torch(call):
@@ -224,6 +225,9 @@ def test_examples_raise_as_torch(call):
         lambda m: m.ones(2, 2).reshape(m.Size([4, 1])),
         lambda m: m.ones(2, 2).permute((1, 0)),
         lambda m: m.ones(2, 2).flip(()),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(0, (1, -1)),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(-1, [2, 1]),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(dim=1, sizes=(2, 1)),
         # keywords with the positional arguments that make an overload match
         lambda m: m.arange(6.0).reshape(2, 3).sum(dim=1, keepdim=True),
         lambda m: m.arange(6.0).reshape(2, 3).max(dim=1, keepdim=True).values,
@@ -339,6 +343,14 @@ def test_unknown_function_is_not_checked():
         lambda m: m.ones(2, 2).tensor_split((1, 1.0)),
         lambda m: m.ones(2, 2).as_strided((2, 2.0), (1, 1)),
         lambda m: m.ones(2, 2).broadcast_to((2, 2.0)),
+        # Tensor.unflatten: torch's Python method passes its arguments by position to the builtin
+        lambda m: m.ones(2, 2).unflatten(0, (1, 2.0)),
+        lambda m: m.ones(2, 2).unflatten(0.5, (1, 2)),
+        lambda m: m.ones(2, 2).unflatten(0, "a"),
+        lambda m: m.ones(2, 2).unflatten(0, [(1.0, 2)]),
+        lambda m: m.ones(2, 2).unflatten(dim=0, sizes=(1, 2.0)),
+        lambda m: m.ones(2, 2).unflatten(0, sizes=(1.0, 2)),
+        lambda m: m.ones(2, 2).unflatten(0, (1, 2), 3),
         # a bool: never the first item, an int after it (but a NumPy bool is none)
         lambda m: m.ones(2, 2).reshape((True, 4)),
         lambda m: m.ones(2, 2).permute((True, 0)),

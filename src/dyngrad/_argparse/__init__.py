@@ -763,6 +763,8 @@ def check_methods(methods: dict) -> dict:
     for name, fn in list(out.items()):
         key = "Tensor." + name
         sigs = SIGNATURES.get(key)
+        if getattr(fn, "parses_itself", False):  # a method written in Python over the checked op, as torch's
+            continue
         if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)):
             out[name] = checked(key, fn, method=True)
         elif name not in methods:

@@ -2573,6 +2573,9 @@ SIGNATURES = {
     'Tensor.unbind': (
         '(int dim = 0)',
     ),
+    'Tensor.unflatten': (
+        '(int dim, tuple of ints sizes)',
+    ),
     'Tensor.unfold': (
         '(int dimension, int size, int step)',
     ),

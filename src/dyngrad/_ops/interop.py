@@ -6,6 +6,7 @@
   history, refuse a tensor that requires grad and leave the version counter as it was. The element is the
   Python number ``Tensor.item()`` gives (bool, int, float, complex); the result is stored by torch's rules
   (torch/csrc/utils/python_scalars.h, ``store_scalar``), see ``_store_conversion``.
+- ``x.unflatten(dim, sizes)``, a Python method in torch over the builtin of that name (its parser's errors).
 - ``x.itemsize`` (bytes per element) and ``x.nbytes`` (``numel * itemsize``), as torch's properties.
 - ``torch.can_cast(from_, to)``: whether torch's in-place ops may cast ``from_`` to ``to`` (c10's canCast:
   no complex to a real type, no floating to an integral type, nothing but bool to bool).
@@ -130,6 +131,28 @@ def map_(self: Tensor, other: Tensor, callable) -> Tensor:  # noqa: A002 - torch
     return self
 
 
+_builtin_unflatten = None
+
+
+def unflatten(self: Tensor, dim, sizes) -> Tensor:
+    """``x.unflatten(dim, sizes)``: torch's Python method (torch/_tensor.py), which refuses empty sizes, then
+    passes both by position to the builtin: its argument errors give positions even for keywords
+    (``x.unflatten(0, sizes=(1.0, 2))``), and a call with too many arguments is Python's error."""
+    global _builtin_unflatten
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if _builtin_unflatten is None:
+        from .._argparse import checked
+        from .shape import unflatten as op
+
+        _builtin_unflatten = checked("Tensor.unflatten", op, method=True)
+    return _builtin_unflatten(self, dim, sizes)
+
+
+unflatten.__qualname__ = "Tensor.unflatten"  # (Python's messages name it so: "Tensor.unflatten() takes 3 ...")
+unflatten.parses_itself = True
+
+
 def _itemsize(self: Tensor) -> int:
     return self.dtype.itemsize
 
@@ -150,7 +173,7 @@ def can_cast(from_, to) -> bool:
 
 
 EXPORTS: dict = {"can_cast": can_cast}
-TENSOR_METHODS: dict = {"apply_": apply_, "map_": map_}
+TENSOR_METHODS: dict = {"apply_": apply_, "map_": map_, "unflatten": unflatten}
 TENSOR_PROPERTIES: dict = {"itemsize": property(_itemsize), "nbytes": property(_nbytes)}
 LINALG_EXPORTS: dict = {}
 FUNCTIONAL_EXPORTS: dict = {}
