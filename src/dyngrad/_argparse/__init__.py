@@ -39,7 +39,7 @@ from .._backend import xp
 from .._creation import Generator
 from .._dtype import dtype
 from .._tensor import Size, Tensor, device, layout, memory_format
-from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES
+from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES, UNSIZED
 
 _NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
 
@@ -49,35 +49,39 @@ ALIASES = {alias: name for name, aliases in NUMPY_NAMES.items() for alias in ali
 
 
 class Param:
-    __slots__ = ("type", "name", "kwonly", "optional", "allow_none")
+    __slots__ = ("type", "name", "kwonly", "optional", "allow_none", "no_lone_int")
 
-    def __init__(self, text: str, kwonly: bool, nullable: tuple):
+    def __init__(self, text: str, kwonly: bool, nullable: tuple, unsized: tuple = ()):
         head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.kwonly = kwonly
         self.optional = bool(eq)
         # None passes for a None default and for an optional type (``int? to``, which the text prints ``int to``)
         self.allow_none = default == "None" or self.name in nullable
+        # an int list of no size (``int[]``) takes no lone int, save as the lone positional parameter (varargs)
+        self.no_lone_int = self.name in unsized
 
 
 @functools.cache
-def parse_signature(text: str, nullable: tuple = ()) -> tuple:
+def parse_signature(text: str, nullable: tuple = (), unsized: tuple = ()) -> tuple:
     """``"(Tensor input, *, Tensor out = None)"`` -> its Params; ``nullable``: the names that take None besides
-    those of a None default (_signatures.NULLABLE)."""
+    those of a None default (_signatures.NULLABLE); ``unsized``: the int lists that take no lone int
+    (_signatures.UNSIZED)."""
     params, kwonly = [], False
     body = text.strip()[1:-1]
     for part in body.split(", ") if body else ():
         if part == "*":
             kwonly = True
         else:
-            params.append(Param(part, kwonly, nullable))
+            params.append(Param(part, kwonly, nullable, unsized))
     return tuple(params)
 
 
 def signatures(key: str) -> list:
     """The parsed signatures of a table key."""
-    nullable = NULLABLE.get(key)
-    return [parse_signature(s, nullable[i] if nullable else ()) for i, s in enumerate(SIGNATURES[key])]
+    nullable, unsized = NULLABLE.get(key), UNSIZED.get(key)
+    return [parse_signature(s, nullable[i] if nullable else (), unsized[i] if unsized else ())
+            for i, s in enumerate(SIGNATURES[key])]
 
 
 def type_name(obj) -> str:
@@ -235,6 +239,8 @@ def _bind(name, params, args, kwargs, nat):
         where = f" (position {i + 1})" if given_pos else ""
         if unpacked and i == 0:
             continue
+        if p.no_lone_int and _lone_int_refused(obj, given_pos, pos):
+            raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be tuple of ints, not {type_name(obj)}")
         if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)) and obj:
             # torch checks the first item only (is_int_or_symint_list); the others as it reads the list, once a
             # signature took the call (x.sum(dim=(0, 1.0)): "failed to unpack the object at pos 2")
@@ -268,6 +274,13 @@ def _bind(name, params, args, kwargs, nat):
                     f"{name}(): argument '{param_name}' failed to unpack the object at pos {j + 1} with error "
                     f'"type must be tuple of ints,but got {type_name(item)}"'
                 )
+
+
+def _lone_int_refused(obj, given_pos: bool, pos) -> bool:
+    """An int where an int list of no size goes (Param.no_lone_int): refused, save by position as the lone
+    positional parameter, which takes its ints unpacked (``x.view(4)``, but ``x.view(size=4)``, ``x.flip(dims=0)``,
+    ``torch.reshape(x, 4)`` are refused)."""
+    return _is_int(obj) and not (given_pos and len(pos) == 1)
 
 
 def _kwargs_in_torch_order(kwargs: dict) -> list:
@@ -306,9 +319,11 @@ def _why_not(params, text: str, args, kwargs) -> str:
     pos = _positional(params)
     for i, obj in enumerate(args):
         ok = i < len(pos) and not pos[i].optional and _plainly(pos[i].type, obj)
+        ok = ok and not (pos[i].no_lone_int and _lone_int_refused(obj, True, pos))
         parts.append(_described(obj) if ok else f"!{_described(obj)}!")
     for k, obj in _kwargs_in_torch_order(kwargs):  # (the mark takes in the name: "(!dim=NoneType!, )")
-        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"!{k}={_described(obj)}!")
+        ok = _plainly(names[k].type, obj) and not (names[k].no_lone_int and _is_int(obj))
+        parts.append(f"{k}={_described(obj)}" if ok else f"!{k}={_described(obj)}!")
     # sic: torch drops the last ", " only when some argument was positional (invalid_arguments.cpp)
     tail = ")" if args else ", )"
     return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + tail + "\n"
@@ -549,7 +564,8 @@ def _keyword_types(parsed, fn) -> dict:
                 unchecked.add(p.name)
                 continue
             accepted = types.setdefault(p.name, set())
-            accepted.update(_FAST[p.type])
+            # (an int list of no size takes no lone int by keyword: x.flip(dims=0) is parsed first)
+            accepted.update(t for t in _FAST[p.type] if not (t is int and p.no_lone_int))
             if p.allow_none:
                 accepted.add(type(None))
             if p.type == "tuple of ints":
@@ -712,8 +728,9 @@ def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -
         if not kinds <= _FAST.keys():
             continue
         types = set()
-        for k in kinds:
-            types.update(_FAST[k])
+        for p in positional:  # (an int list of no size, but the lone one, takes no int: torch.reshape(x, 4))
+            if len(p) > i:
+                types.update(t for t in _FAST[p[i].type] if not (t is int and p[i].no_lone_int and len(p) > 1))
         if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
             types.update(_FAST["Number"])
         if "tuple of ints" in kinds:  # a list where either a tensor list or an int list goes: parsed first
