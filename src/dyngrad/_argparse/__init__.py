@@ -10,7 +10,10 @@ Note [Argument checks off the hot path]
 Parsing every call as torch does would cost microseconds per op. The functions are wrapped instead
 (``checked``) so that the common call costs one extra Python call and one type test:
 - before the call, only the cheap test of Note [Suspect arguments] runs (on the positional arguments and
-  the keywords);
+  the keywords): a type test per argument; a tuple where an int list goes passes when its items are all
+  ints (one ``issuperset`` over their types, _IntTuple), an int there only where torch takes a lone int
+  (_signatures.UNSIZED); the keyword names, with the number of positional arguments, must fit some
+  signature (Note [Keywords on the fast path], _fit_by_names: remembered per combination);
 - the op runs; if it raises (a float has no ``_data``), the call is parsed against the table: when no
   signature takes the arguments, torch's TypeError replaces the error, since torch parses before it
   runs anything; otherwise the op's own error stands (it was about something else);
