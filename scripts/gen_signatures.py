@@ -172,15 +172,38 @@ def _stub_overloads():
             names = tuple(a.arg.rstrip("_") or a.arg for a in args)
             nullable = frozenset(a.arg.rstrip("_") or a.arg for a in args if _union_with_none(a.annotation))
             kwonly = tuple(a.arg for a in fn.args.kwonlyargs)
-            stubs.setdefault(prefix + fn.name, []).append((names, nullable, kwonly))
+            unsized = frozenset(a.arg.rstrip("_") or a.arg for a in args if _unsized_int_list(a.annotation))
+            stubs.setdefault(prefix + fn.name, []).append((names, nullable, kwonly, unsized))
     return stubs
+
+
+def _union_members(annotation) -> list:
+    import ast
+
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _union_members(annotation.left) + _union_members(annotation.right)
+    return [annotation]
+
+
+def _unsized_int_list(annotation) -> bool:
+    """Whether a stub annotation is an int list that takes no lone int: ``_size`` or ``Sequence[_int | SymInt]``
+    (native_functions.yaml's ``int[]``), not ``_int | _size`` (``int[1]``, ``int[2]``: torch's parser takes an int
+    there and repeats it, python_arg_parser.cpp's is_int_or_symint_list with a size)."""
+    import ast
+
+    if annotation is None:
+        return False
+    members = [ast.unparse(m) for m in _union_members(annotation)]
+    int_list = [m for m in members if m == "_size" or m.startswith("Sequence[_int")]
+    lone_int = [m for m in members if m in ("_int", "SymInt", "_int | SymInt")]
+    return bool(int_list) and not lone_int
 
 
 def _stub_keywords(stubs, key: str) -> list:
     """The keyword-only parameters of the stubs' overloads of ``key``."""
     prefix, _, name = key.rpartition(".")
     stub_name = {"": name, "Tensor": "Tensor." + name, "linalg": "linalg_" + name}.get(prefix, name)
-    return [k for _, _, kwonly in stubs.get(stub_name, []) for k in kwonly]
+    return [k for _, _, kwonly, _ in stubs.get(stub_name, []) for k in kwonly]
 
 
 def _nullable(stubs, key: str, sigs) -> tuple:
@@ -198,15 +221,50 @@ def _nullable(stubs, key: str, sigs) -> tuple:
         no_default = {
             n for n, p in zip(names, params) if " = None" not in p and not p.startswith(("Number ", "tuple of Tensors "))
         }
-        same = [nul for stub_names, nul, _ in overloads if set(stub_names) == set(names)]
-        nullable = set().union(*same) if same else set().union(*(nul for _, nul, _ in overloads))
+        same = [nul for stub_names, nul, _, _ in overloads if set(stub_names) == set(names)]
+        nullable = set().union(*same) if same else set().union(*(nul for _, nul, _, _ in overloads))
         out.append(tuple(n for n in names if n in nullable and n in no_default))
     return tuple(out)
 
 
+def _unsized(stubs, key: str, sigs) -> tuple:
+    """Per signature, its ``tuple of ints`` parameters that take no lone int (``int[]``; the signature strings
+    print ``int[1]`` and ``int[]`` alike): those of the stub overload with the same parameter names, else those
+    unsized in every overload that has them (never guessed: a valid call must not be refused)."""
+    prefix, _, name = key.rpartition(".")
+    stub_name = {"": name, "Tensor": "Tensor." + name, "linalg": "linalg_" + name}.get(prefix, name)
+    overloads = stubs.get(stub_name, [])
+    out = []
+    for sig in sigs:
+        params = [p for p in sig.strip("()").split(", ") if p and p != "*"]
+        names = tuple(p.split(" = ")[0].rpartition(" ")[2] for p in params)
+        lists = {n for n, p in zip(names, params) if p.startswith("tuple of ints ")}
+        same = [uns for stub_names, _, _, uns in overloads if set(stub_names) == set(names)]
+        if same:
+            unsized = set.intersection(*(set(u) for u in same))
+        else:
+            having = [(set(stub_names), set(uns)) for stub_names, _, _, uns in overloads]
+            unsized = {n for n in lists if any(n in h for h, _ in having) and all(n in u for h, u in having if n in h)}
+        out.append(tuple(n for n in names if n in lists and n in unsized))
+    return tuple(out)
+
+
+# Signatures probing cannot find: a ``PyObject*`` parameter takes any object, so no probe is refused there
+# (python_variable_methods.cpp). Written as torch's parser has them.
+_BY_HAND = {
+    "Tensor.map_": ("(Tensor other, PyObject* callable)",),
+}
+
+
+# Tensor methods that torch writes in Python over a builtin of the same name and arguments (torch/_tensor.py):
+# the builtin's parser gives their argument errors (``x.unflatten(0, (1, 2.0))``). (split, norm, stft and istft
+# call other builtins, whose names their messages carry: not probed.)
+_PYTHON_OVER_BUILTIN = ("unflatten",)
+
+
 def gather():
     x = torch.ones(2, 2)
-    table, names, hidden, numbers, nullable = {}, {}, [], [], {}
+    table, names, hidden, numbers, nullable, unsized = {}, {}, [], [], {}, {}
     stubs = _stub_overloads()
     spaces = [
         ("", torch, dyngrad),
@@ -220,18 +278,24 @@ def gather():
                 continue
             tfn = getattr(tmod, name, None)
             if prefix == "Tensor.":
-                if type(tfn).__name__ != "method_descriptor":
+                if name in _PYTHON_OVER_BUILTIN:
+                    bound = getattr(torch._C.TensorBase, name).__get__(x)
+                elif type(tfn).__name__ != "method_descriptor":
                     continue
-                bound = getattr(x, name)
+                else:
+                    bound = getattr(x, name)
             elif not isinstance(tfn, _BUILTIN):
                 continue
             else:
                 bound = tfn
-            sigs = _listing(bound) or _single(bound, name, _stub_keywords(stubs, prefix + name))
+            sigs = _BY_HAND.get(prefix + name) or _listing(bound)
+            sigs = sigs or _single(bound, name, _stub_keywords(stubs, prefix + name))
             if sigs:
                 table[prefix + name] = sigs
                 if any(_nullable(stubs, prefix + name, sigs)):
                     nullable[prefix + name] = _nullable(stubs, prefix + name, sigs)
+                if any(_unsized(stubs, prefix + name, sigs)):
+                    unsized[prefix + name] = _unsized(stubs, prefix + name, sigs)
                 if bound in HIDDEN:
                     hidden.append(prefix + name)
                 if _numbers_as_tensors(bound, sigs[0]):
@@ -239,12 +303,12 @@ def gather():
                 called = re.match(r"(\w+)\(\)", _error(bound, (), {"zz": 0}) or "")
                 if called and called.group(1) != name:
                     names[prefix + name] = called.group(1)  # linalg.inv reports itself as linalg_inv
-    return table, names, hidden, numbers, nullable
+    return table, names, hidden, numbers, nullable, unsized
 
 
 def main():
     warnings.simplefilter("ignore")  # the probes call deprecated functions
-    table, names, hidden, numbers, nullable = gather()
+    table, names, hidden, numbers, nullable, unsized = gather()
     lines = [
         '"""torch\'s Python signatures, by dyngrad name (generated by scripts/gen_signatures.py from torch '
         f'{torch.__version__.split("+")[0]}; do not edit).',
@@ -269,6 +333,10 @@ def main():
     lines += ["NUMBERS_AS_TENSORS = frozenset({"] + [f"    {k!r}," for k in numbers] + ["})"]
     lines += ["", "# per signature, the parameters that take None though the signature string shows no None default", "NULLABLE = {"]
     lines += [f"    {k!r}: {v!r}," for k, v in nullable.items()]
+    lines.append("}")
+    lines += ["", "# per signature, the int lists that take no lone int (int[], not int[1]: the strings print both alike)",
+              "UNSIZED = {"]
+    lines += [f"    {k!r}: {v!r}," for k, v in unsized.items()]
     lines.append("}")
     with open(_OUT, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -140,6 +140,35 @@ def test_known_differences_still_differ():
         # a module called on an array: the Parameters are named as such, and marked, in the listing
         lambda m: m.nn.Conv2d(1, 1, 3)(np.ones((1, 1, 4, 4), dtype=np.float32)),
         lambda m: m.add(m.nn.Parameter(m.ones(2)), "a"),
+        # keywords that no signature takes without some positional argument (the op function would take them)
+        lambda m: m.ones(2, 2).sum(keepdim=True),
+        lambda m: m.sum(m.ones(2, 2), keepdim=True),
+        lambda m: m.ones(2, 2).mean(keepdim=True),
+        lambda m: m.ones(2, 2).prod(keepdim=True),
+        lambda m: m.ones(2, 2).max(keepdim=True),
+        lambda m: m.max(m.ones(2, 2), keepdim=True),
+        lambda m: m.ones(2, 2).median(keepdim=True),
+        lambda m: m.ones(2, 2).nanmedian(keepdim=True),
+        lambda m: m.ones(2, 2).var(unbiased=False, keepdim=True),
+        lambda m: m.sort(m.ones(3), 0, stable=True),
+        lambda m: m.sort(m.ones(3), 0, True, stable=True),
+        lambda m: m.ones(3).sort(0, stable=True),
+        lambda m: m.argsort(m.ones(3), 0, stable=True),
+        lambda m: m.arange(5, step=2),
+        lambda m: m.arange(end=5, step=2),
+        lambda m: m.ones(2, 2).max(1, dim=0),
+        # the legacy constructors take a device only
+        lambda m: m.ones(2, 2).new(2, dtype=m.float64),
+        lambda m: m.ones(2, 2).new([1], dtype=m.float64),
+        lambda m: m.ones(2, 2).new(dtype=m.float64),
+        lambda m: m.ones(2, 2).new(2, requires_grad=True),
+        lambda m: m.ones(2, 2).new(2, 3, zz=1),
+        lambda m: m.FloatTensor(2, dtype=m.float64),
+        lambda m: m.FloatTensor([1], device="cpu", zz=1),
+        # a keyword of the wrong type in the listing: marked with its name, and a trailing ", " without positionals
+        lambda m: m.ones(2, 2).squeeze(dim=None),
+        lambda m: m.ones(2, 2).squeeze(dim=1.5),
+        lambda m: m.ones(2, 2).unflatten(0, ()),
     ],
 )
 def test_examples_raise_as_torch(call):
@@ -187,6 +216,50 @@ def test_examples_raise_as_torch(call):
         lambda m: m.arange(end=5),
         lambda m: m.arange(end=2.5, dtype=m.float64),
         lambda m: m.arange(6.0).view(m.tensor(6)),
+        # an int list's items: ints, NumPy ints, 0-d integer tensors; a bool after the first
+        lambda m: m.ones(2, 2).reshape((4, True)),
+        lambda m: m.ones(2, 2).view(4, True),
+        lambda m: m.ones(2, 2).permute((0, True)),
+        lambda m: m.ones(2, 2).reshape((np.int64(4), np.int32(1))),
+        lambda m: m.ones(2, 2).reshape((m.tensor(4), m.tensor(1))),
+        lambda m: m.ones(2, 2).reshape(m.Size([4, 1])),
+        lambda m: m.ones(2, 2).permute((1, 0)),
+        lambda m: m.ones(2, 2).flip(()),
+        lambda m: m.arange(4.0).view(4),
+        lambda m: m.arange(4.0).flip(0),
+        lambda m: m.arange(4.0).permute(0),
+        lambda m: m.arange(4.0).tile(2),
+        lambda m: m.arange(4.0).repeat(2),
+        lambda m: m.arange(4.0).new_zeros(2),
+        lambda m: m.zeros(4),
+        lambda m: m.arange(4.0).roll(1, 0),
+        lambda m: m.arange(4.0).roll(shifts=1, dims=0),
+        lambda m: m.arange(8.0).reshape(2, 4).sum(dim=0),
+        lambda m: m.arange(8.0).reshape(2, 4).std(1),
+        lambda m: m.arange(8.0).reshape(2, 4).amax(1),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(0, (1, -1)),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(-1, [2, 1]),
+        lambda m: m.arange(4.0).reshape(2, 2).unflatten(dim=1, sizes=(2, 1)),
+        # keywords with the positional arguments that make an overload match
+        lambda m: m.arange(6.0).reshape(2, 3).sum(dim=1, keepdim=True),
+        lambda m: m.arange(6.0).reshape(2, 3).max(dim=1, keepdim=True).values,
+        lambda m: m.sort(m.tensor([3.0, 1.0, 2.0]), stable=True, dim=0).values,
+        lambda m: m.arange(1, 5, step=2),
+        lambda m: m.arange(start=1, end=5),
+        lambda m: m.ones(2, 2).new(2, 3, device="cpu").zero_(),
+        # a tensor given as dim= is a dim (by position it is max's other)
+        lambda m: m.arange(6.0).reshape(2, 3).max(dim=m.tensor(1)).values,
+        lambda m: m.arange(6.0).reshape(2, 3).min(dim=m.tensor(1), keepdim=True).indices,
+        lambda m: m.max(m.arange(6.0).reshape(2, 3), dim=m.tensor(0)).values,
+        lambda m: m.arange(6.0).reshape(2, 3).max(m.tensor(1.0)),
+        # dim=None: every dim, kept or not
+        lambda m: m.arange(6.0).reshape(2, 3).sum(None, True),
+        lambda m: m.arange(6.0).reshape(2, 3).sum(dim=None, keepdim=True),
+        lambda m: m.arange(6.0).reshape(2, 3).mean(None, True),
+        lambda m: m.arange(6.0).reshape(2, 3).amax(None),
+        lambda m: m.arange(6.0).reshape(2, 3).amin(None, True),
+        lambda m: m.tensor(m.randint(high=5, size=(2,)).shape),
+        lambda m: m.tensor(m.randint(5, size=(2, 3)).shape),
     ],
 )
 def test_calls_torch_accepts(call):
@@ -261,6 +334,59 @@ def test_unknown_function_is_not_checked():
         lambda m: m.ones(2, 3).permute(dims=(1.0, 0)),
         lambda m: m.zeros(size=(2.0, 3)),
         lambda m: m.zeros((2.0, 3)),
+        # a tuple holding a float: parsed before the op runs (the op could take it)
+        lambda m: m.ones(2, 2).permute((0, 1.0)),
+        lambda m: m.ones(2, 2).permute([0, 1.0]),
+        lambda m: m.permute(m.ones(2, 2), (0, 1.0)),
+        lambda m: m.ones(2, 2).view((2, 1.5)),
+        lambda m: m.ones(2, 2).flip((0.5,)),
+        lambda m: m.ones(2, 2).repeat((2, 1.0)),
+        lambda m: m.ones(2, 2).expand((2, 2.0)),
+        lambda m: m.ones(2, 2).reshape((4, 1.0)),
+        lambda m: m.reshape(m.ones(2, 2), (4, 1.0)),
+        lambda m: m.ones(2, 2).reshape(shape=(4, 1.0)),
+        lambda m: m.ones(2, 2).reshape((4, np.float64(1))),
+        lambda m: m.ones(2, 2).reshape((4, m.tensor(1.0))),
+        lambda m: m.ones(2, 2).reshape((4, None)),
+        lambda m: m.ones(2, 2).sum((0, 1.0)),
+        lambda m: m.ones(2, 2).tile((1, 1.0)),
+        lambda m: m.ones(2, 2).roll((1, 1.0), (0, 1)),
+        lambda m: m.ones(2, 2).movedim((0, 1.0), (1, 0)),
+        lambda m: m.ones(2, 2).tensor_split((1, 1.0)),
+        lambda m: m.ones(2, 2).as_strided((2, 2.0), (1, 1)),
+        lambda m: m.ones(2, 2).broadcast_to((2, 2.0)),
+        # an int where an int list of no size goes (int[], not int[1]): refused, save as the lone positional one
+        lambda m: m.ones(4).flip(dims=0),
+        lambda m: m.ones(4).view(size=4),
+        lambda m: m.ones(4).expand(size=4),
+        lambda m: m.ones(4).tile(dims=2),
+        lambda m: m.ones(4).new_zeros(size=2),
+        lambda m: m.zeros(size=2),
+        lambda m: m.ones(4).permute(dims=0),
+        lambda m: m.ones(4).reshape(shape=4),
+        lambda m: m.ones(4).repeat(repeats=2),
+        lambda m: m.reshape(m.ones(4), 4),
+        lambda m: m.permute(m.ones(4), 0),
+        lambda m: m.flip(m.ones(4), 0),
+        lambda m: m.tile(m.ones(4), 2),
+        lambda m: m.broadcast_to(m.ones(4), 4),
+        lambda m: m.ones(4).as_strided(4, 1),
+        lambda m: m.ones(4).as_strided((4,), 1),
+        lambda m: m.ones(4).unflatten(0, 4),
+        lambda m: m.empty_strided(4, 1),
+        # Tensor.unflatten: torch's Python method passes its arguments by position to the builtin
+        lambda m: m.ones(2, 2).unflatten(0, (1, 2.0)),
+        lambda m: m.ones(2, 2).unflatten(0.5, (1, 2)),
+        lambda m: m.ones(2, 2).unflatten(0, "a"),
+        lambda m: m.ones(2, 2).unflatten(0, [(1.0, 2)]),
+        lambda m: m.ones(2, 2).unflatten(dim=0, sizes=(1, 2.0)),
+        lambda m: m.ones(2, 2).unflatten(0, sizes=(1.0, 2)),
+        lambda m: m.ones(2, 2).unflatten(0, (1, 2), 3),
+        # a bool: never the first item, an int after it (but a NumPy bool is none)
+        lambda m: m.ones(2, 2).reshape((True, 4)),
+        lambda m: m.ones(2, 2).permute((True, 0)),
+        lambda m: m.ones(2, 2).reshape((4, np.bool_(True))),
+        lambda m: m.ones(2, 2).reshape((np.float64(1), 4)),
         # Tensor.split is torch's Python function (split_size), torch.split's parameter is split_size_or_sections
         lambda m: m.arange(5.0).split(split_size_or_sections=2),
         lambda m: m.arange(5.0).split(),
@@ -274,3 +400,26 @@ def test_unpacked_int_list_items_are_checked(call):
     same_error(lambda: call(dyngrad), lambda: call(torch))
     with pytest.raises(TypeError):
         call(torch)
+
+
+class _Plain:  # a class written in Python: Python's message names it without its module
+    pass
+
+
+@pytest.mark.parametrize("name", ["__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"])
+@pytest.mark.parametrize("self_value", [1, 2.5, True, "a", None, np.ones(2), _Plain()], ids=repr)
+def test_reflected_operator_called_on_a_non_tensor(name, self_value):
+    """``Tensor.__radd__(1, x)``: torch's method (of a C type) refuses a first argument that is no tensor."""
+    call_t = lambda: getattr(torch.Tensor, name)(self_value, torch.ones(2, dtype=torch.long))  # noqa: E731
+    with pytest.raises(TypeError):
+        call_t()
+    same_error(lambda: getattr(dyngrad.Tensor, name)(self_value, dyngrad.ones(2, dtype=dyngrad.long)), call_t)
+
+
+@pytest.mark.parametrize("op", ["+", "*", "&", "|", "^"])
+@pytest.mark.parametrize("number", [3, True])
+def test_reflected_operators_of_a_number(op, number):
+    code = f"number {op} x"
+    got = eval(code, {"number": number, "x": dyngrad.tensor([1, 2])})
+    want = eval(code, {"number": number, "x": torch.tensor([1, 2])})
+    assert_same_tensor(got, want)

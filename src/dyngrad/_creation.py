@@ -710,12 +710,16 @@ def _integers(g, low, high, shape, npd):
     return _kernels.random_from_to(g, math.prod(shape), npd, low, high - low).reshape(shape)
 
 
-def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
     _check_device(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=size)
+        low, high = 0, low
+    elif low is None:  # randint(high=high, size=size)
+        low = 0
     if not isinstance(size, (tuple, list)):
         position = 2 if low == 0 else 3
         raise TypeError(

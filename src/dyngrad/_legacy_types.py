@@ -61,6 +61,12 @@ class tensortype(type):
 
         target = cls.dtype
         if kwargs.keys() - {"device"}:
+            # torch parses the legacy constructors against the signatures of Tensor.new (tensor_new.cpp)
+            from ._argparse import explain
+
+            error = explain("Tensor.new", args, kwargs)
+            if error is not None:
+                raise error
             raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs.keys() - {'device'}))}'")
         if not args:
             return empty(0, dtype=target)

@@ -545,6 +545,15 @@ class Tensor:
             raise TypeError(f"Got unsupported ScalarType {scalar_type_name(npd)}")
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array):  # (sic: no context/return_scalar, as torch's: NumPy 2 warns the same)
+        """A NumPy function's result on tensors, as a tensor (``np.sin(t)``, ``t * array``: Note [NumPy
+        operands]); a bool result becomes uint8, as torch's workaround has it."""
+        from ._creation import from_numpy
+
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(array)
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

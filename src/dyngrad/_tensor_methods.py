@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import types
 
+import numpy as np
+
 from ._ops import (
     activations,
     attention,
@@ -99,7 +101,16 @@ RENAMED = frozenset(
 
 
 _rpow = reflected(pw.pow)
-_rtruediv = reflected(pw.div)
+def _rtruediv(self, other):
+    """``other / self``; an ndarray as torch's Python ``__rtruediv__`` does it: ``reciprocal(self) * other``, which
+    NumPy computes (Note [NumPy operands] in _ops/_promote.py)."""
+    try:
+        return pw.div(other, self)
+    except OperandTypeError:
+        if type(other) is np.ndarray:
+            return pw.reciprocal(self) * other
+        return NotImplemented
+
 
 
 def _rsub(self, other):
@@ -296,8 +307,11 @@ def _cpu(self, *args, **kwargs):
 
 
 def _eq_method(self, other):
-    r = cmp.eq(self, other)
-    return r
+    if type(other) is np.ndarray:  # torch's __eq__ (alone of the operators) takes an array as a tensor
+        from ._creation import as_tensor
+
+        other = as_tensor(other)
+    return cmp.eq(self, other)
 
 
 def _ne_method(self, other):
@@ -462,6 +476,7 @@ from ._ops import (  # noqa: E402
     dtype_queries,
     functional_extras,
     hash_tensor,
+    interop,
     losses_margin,
     native_norms,
     private_ops,
@@ -469,7 +484,7 @@ from ._ops import (  # noqa: E402
 )
 
 FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
-                       hash_tensor, scaled_mm, dtype_queries)
+                       hash_tensor, scaled_mm, dtype_queries, interop)  # (interop: apply_/map_, itemsize/nbytes, can_cast)
 
 
 def install() -> None:

@@ -10,7 +10,10 @@ Note [Argument checks off the hot path]
 Parsing every call as torch does would cost microseconds per op. The functions are wrapped instead
 (``checked``) so that the common call costs one extra Python call and one type test:
 - before the call, only the cheap test of Note [Suspect arguments] runs (on the positional arguments and
-  the keywords);
+  the keywords): a type test per argument; a tuple where an int list goes passes when its items are all
+  ints (one ``issuperset`` over their types, _IntTuple), an int there only where torch takes a lone int
+  (_signatures.UNSIZED); the keyword names, with the number of positional arguments, must fit some
+  signature (Note [Keywords on the fast path], _fit_by_names: remembered per combination);
 - the op runs; if it raises (a float has no ``_data``), the call is parsed against the table: when no
   signature takes the arguments, torch's TypeError replaces the error, since torch parses before it
   runs anything; otherwise the op's own error stands (it was about something else);
@@ -33,12 +36,13 @@ strings, e.g. ``"exp": ("(Tensor input, *, Tensor out = None)",)``.
 from __future__ import annotations
 
 import functools
+import operator
 
 from .._backend import xp
 from .._creation import Generator
 from .._dtype import dtype
 from .._tensor import Size, Tensor, device, layout, memory_format
-from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES
+from ._signatures import CALLED, NULLABLE, NUMBERS_AS_TENSORS, SIGNATURES, UNSIZED
 
 _NUMBER_TYPES = (bool, int, float, complex, xp.bool_, xp.number)
 
@@ -48,35 +52,39 @@ ALIASES = {alias: name for name, aliases in NUMPY_NAMES.items() for alias in ali
 
 
 class Param:
-    __slots__ = ("type", "name", "kwonly", "optional", "allow_none")
+    __slots__ = ("type", "name", "kwonly", "optional", "allow_none", "no_lone_int")
 
-    def __init__(self, text: str, kwonly: bool, nullable: tuple):
+    def __init__(self, text: str, kwonly: bool, nullable: tuple, unsized: tuple = ()):
         head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.kwonly = kwonly
         self.optional = bool(eq)
         # None passes for a None default and for an optional type (``int? to``, which the text prints ``int to``)
         self.allow_none = default == "None" or self.name in nullable
+        # an int list of no size (``int[]``) takes no lone int, save as the lone positional parameter (varargs)
+        self.no_lone_int = self.name in unsized
 
 
 @functools.cache
-def parse_signature(text: str, nullable: tuple = ()) -> tuple:
+def parse_signature(text: str, nullable: tuple = (), unsized: tuple = ()) -> tuple:
     """``"(Tensor input, *, Tensor out = None)"`` -> its Params; ``nullable``: the names that take None besides
-    those of a None default (_signatures.NULLABLE)."""
+    those of a None default (_signatures.NULLABLE); ``unsized``: the int lists that take no lone int
+    (_signatures.UNSIZED)."""
     params, kwonly = [], False
     body = text.strip()[1:-1]
     for part in body.split(", ") if body else ():
         if part == "*":
             kwonly = True
         else:
-            params.append(Param(part, kwonly, nullable))
+            params.append(Param(part, kwonly, nullable, unsized))
     return tuple(params)
 
 
 def signatures(key: str) -> list:
     """The parsed signatures of a table key."""
-    nullable = NULLABLE.get(key)
-    return [parse_signature(s, nullable[i] if nullable else ()) for i, s in enumerate(SIGNATURES[key])]
+    nullable, unsized = NULLABLE.get(key), UNSIZED.get(key)
+    return [parse_signature(s, nullable[i] if nullable else (), unsized[i] if unsized else ())
+            for i, s in enumerate(SIGNATURES[key])]
 
 
 def type_name(obj) -> str:
@@ -99,6 +107,30 @@ def _is_int(obj) -> bool:
     return (type(obj) is not bool and isinstance(obj, (int, xp.integer))) or (
         isinstance(obj, Tensor) and obj._data.ndim == 0 and obj._data.dtype.kind in "iu"
     )
+
+
+def _is_list_item(obj, first: bool) -> bool:
+    """Whether torch reads ``obj`` as an item of an int list (``x.reshape((2, obj))``).
+
+    The first item is checked with the signature (python_arg_parser.cpp, is_int_or_symint): an int, a NumPy
+    int, an object with ``__index__`` (a 0-d integer array), or a tensor of one element of an integral or
+    bool dtype; never a bool. The others are read once a signature took the call, where a Python bool
+    passes as an int (``x.sum((0, True))``) but a NumPy bool does not.
+    """
+    t = type(obj)
+    if t is int:
+        return True
+    if t is bool:
+        return not first
+    if isinstance(obj, Tensor):
+        return obj._data.size == 1 and obj._data.dtype.kind in "iub"
+    if isinstance(obj, (float, complex, str, xp.bool_)) or obj is None:
+        return False
+    try:
+        operator.index(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def accepts(kind: str, obj, numbers_as_tensors: bool) -> bool:
@@ -182,7 +214,7 @@ def _bind(name, params, args, kwargs, nat):
         # a lone int-list parameter takes its ints unpacked: x.reshape(2, 3), x.permute(1, 0), zeros(2, 3); torch
         # takes all the positional arguments when the first is an int, and checks the others only as it
         # unpacks them (after the signature matched: "failed to unpack the object at pos 2")
-        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_int(args[0]):
+        if len(pos) == 1 and pos[0].type.startswith("tuple of ints") and _is_list_item(args[0], True):
             args, unpacked = (tuple(args),), True
         else:
             n, least, k = len(pos), _min_args(params), len(args)
@@ -210,10 +242,12 @@ def _bind(name, params, args, kwargs, nat):
         where = f" (position {i + 1})" if given_pos else ""
         if unpacked and i == 0:
             continue
+        if p.no_lone_int and _lone_int_refused(obj, given_pos, pos):
+            raise _Mismatch(f"{name}(): argument '{p.name}'{where} must be tuple of ints, not {type_name(obj)}")
         if p.type.startswith("tuple of ints") and isinstance(obj, (list, tuple)) and obj:
             # torch checks the first item only (is_int_or_symint_list); the others as it reads the list, once a
             # signature took the call (x.sum(dim=(0, 1.0)): "failed to unpack the object at pos 2")
-            if _is_int(obj[0]):
+            if _is_list_item(obj[0], True):
                 later.append((p.name, obj))
                 continue
             if given_pos:  # (a keyword's is the plain "must be tuple of ints, not tuple" below)
@@ -238,11 +272,18 @@ def _bind(name, params, args, kwargs, nat):
         later.insert(0, (params[0].name, args[0]))
     for param_name, items in later:
         for j, item in enumerate(items):
-            if not _is_int(item):
+            if j and not _is_list_item(item, False):
                 raise _Unpacked(
                     f"{name}(): argument '{param_name}' failed to unpack the object at pos {j + 1} with error "
                     f'"type must be tuple of ints,but got {type_name(item)}"'
                 )
+
+
+def _lone_int_refused(obj, given_pos: bool, pos) -> bool:
+    """An int where an int list of no size goes (Param.no_lone_int): refused, save by position as the lone
+    positional parameter, which takes its ints unpacked (``x.view(4)``, but ``x.view(size=4)``, ``x.flip(dims=0)``,
+    ``torch.reshape(x, 4)`` are refused)."""
+    return _is_int(obj) and not (given_pos and len(pos) == 1)
 
 
 def _kwargs_in_torch_order(kwargs: dict) -> list:
@@ -281,10 +322,14 @@ def _why_not(params, text: str, args, kwargs) -> str:
     pos = _positional(params)
     for i, obj in enumerate(args):
         ok = i < len(pos) and not pos[i].optional and _plainly(pos[i].type, obj)
+        ok = ok and not (pos[i].no_lone_int and _lone_int_refused(obj, True, pos))
         parts.append(_described(obj) if ok else f"!{_described(obj)}!")
-    for k, obj in _kwargs_in_torch_order(kwargs):
-        parts.append(f"{k}={_described(obj)}" if _plainly(names[k].type, obj) else f"{k}=!{_described(obj)}!")
-    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + ")\n"
+    for k, obj in _kwargs_in_torch_order(kwargs):  # (the mark takes in the name: "(!dim=NoneType!, )")
+        ok = _plainly(names[k].type, obj) and not (names[k].no_lone_int and _is_int(obj))
+        parts.append(f"{k}={_described(obj)}" if ok else f"!{k}={_described(obj)}!")
+    # sic: torch drops the last ", " only when some argument was positional (invalid_arguments.cpp)
+    tail = ")" if args else ", )"
+    return "      didn't match because some of the arguments have invalid types: (" + ", ".join(parts) + tail + "\n"
 
 
 def _described_names(params) -> dict:
@@ -409,6 +454,7 @@ def checked(key: str, fn, method: bool = False):
     if most is None:
         most = 1 << 30
     by_name = _keyword_types(parsed, fn)
+    fits = {}  # (number of positional arguments, *keyword names) -> whether some signature takes those names
 
     def slow(args, kwargs, error):
         problem = explain(key, args[1:] if method else args, _known_keywords(key, fn, kwargs))
@@ -442,13 +488,20 @@ def checked(key: str, fn, method: bool = False):
                 if type(a) is not int:
                     return slow(args, kwargs, None)
         for i, fast in suspect:
-            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)):
+            if i < len(args) and type(args[i]) not in fast and not (Tensor in fast and isinstance(args[i], Tensor)) and not (
+                    _IntTuple in fast and type(args[i]) is tuple and _INT_ONLY.issuperset(map(type, args[i]))):
                 return slow(args, kwargs, None)
         if kwargs:
+            fit = fits.get((len(args), *kwargs))
+            if fit is None:
+                fit = _fit_by_names(fits, parsed, len(args), method, kwargs, fn)
+            if not fit:  # x.sum(keepdim=True): a keyword no signature takes without some positional argument
+                return slow(args, kwargs, None)
             for k, v in kwargs.items():
                 fast = by_name.get(k, _UNKNOWN)
                 if fast is _UNKNOWN or (fast is not None and type(v) not in fast and not (
-                        Tensor in fast and isinstance(v, Tensor))):
+                        Tensor in fast and isinstance(v, Tensor)) and not (
+                        _IntTuple in fast and type(v) is tuple and _INT_ONLY.issuperset(map(type, v)))):
                     return slow(args, kwargs, None)
         try:
             return fn(*args, **kwargs)
@@ -463,6 +516,46 @@ def checked(key: str, fn, method: bool = False):
 _UNKNOWN = object()
 
 
+def _fit_by_names(fits: dict, parsed, n_args: int, method: bool, kwargs: dict, fn) -> bool:
+    """Note [Keywords on the fast path]: whether some signature takes ``n_args`` positional arguments and
+    these keyword names, by names alone (the types are tested apart); remembered in ``fits``.
+
+    torch's parse matches the names first: ``x.sum(keepdim=True)`` fits no signature (``keepdim`` comes with a
+    ``dim``), nor ``sort(x, 0, stable=True)`` (``stable`` is a keyword of the overload without positional
+    ``dim``), ``arange(5, step=2)``. The op function could take them; the call is parsed first. Names only the
+    op function has (a keyword the table misses, _known_keywords) are left out of the test; a NumPy alias
+    (``axis=``) fits no signature by its own name: the slow path renames it.
+    """
+    own = _keywords_of(fn)
+    table = {p.name for params in parsed for p in params}
+    names = [k for k in kwargs if k in table or k not in own]
+    n = n_args - method
+    fit = any(_names_fit(params, n, names) for params in parsed)
+    if len(fits) < 256:
+        fits[(n_args, *kwargs)] = fit
+    return fit
+
+
+def _names_fit(params, n: int, names) -> bool:
+    """Whether one signature takes ``n`` positional arguments and the keywords ``names`` (_bind, by names)."""
+    pos = _positional(params)
+    if n > len(pos):
+        if len(pos) != 1 or not pos[0].type.startswith("tuple of ints"):
+            return False
+        n = 1  # a lone int list takes its ints unpacked
+    given = set(names)
+    for i, p in enumerate(params):
+        if not p.kwonly and i < n:
+            if p.name in given:
+                return False  # given twice
+            continue
+        if p.name in given:
+            given.discard(p.name)
+        elif not p.optional:
+            return False  # missing
+    return not given
+
+
 def _keyword_types(parsed, fn) -> dict:
     """Note [Suspect arguments], for keywords: by parameter name, the Python types surely taken under it
     (``_FAST``; None where the types are not all among those, or where only the op function has the name:
@@ -474,11 +567,14 @@ def _keyword_types(parsed, fn) -> dict:
                 unchecked.add(p.name)
                 continue
             accepted = types.setdefault(p.name, set())
-            accepted.update(_FAST[p.type])
+            # (an int list of no size takes no lone int by keyword: x.flip(dims=0) is parsed first)
+            accepted.update(t for t in _FAST[p.type] if not (t is int and p.no_lone_int))
             if p.allow_none:
                 accepted.add(type(None))
             if p.type == "tuple of ints":
                 accepted.discard(list)
+    for accepted in types.values():
+        _items_checked(accepted)
     out = {name: frozenset(accepted) for name, accepted in types.items()}
     for name in unchecked:
         out[name] = None
@@ -599,6 +695,22 @@ _FAST = {  # Note [Suspect arguments]: the Python types a parameter type surely 
 }
 
 
+class _IntTuple:
+    """Marks the types of an int-list parameter in Note [Suspect arguments]: a tuple passes there only when
+    its items are all ints (``x.permute((0, 1.0))`` is parsed first: the op could take the float)."""
+
+
+_INT_ONLY = frozenset({int})
+
+
+def _items_checked(types: set) -> None:
+    """An int-list parameter's fast types: a tuple passes after the test of its items (_IntTuple), not by its
+    type alone. (Size holds ints only.)"""
+    if tuple in types:
+        types.discard(tuple)
+        types.add(_IntTuple)
+
+
 def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -> tuple:
     """Note [Suspect arguments]: the positional arguments checked before the op runs, as (index, types).
 
@@ -619,12 +731,15 @@ def _suspect_positions(parsed, method: bool, numbers_as_tensors: bool = False) -
         if not kinds <= _FAST.keys():
             continue
         types = set()
-        for k in kinds:
-            types.update(_FAST[k])
+        for p in positional:  # (an int list of no size, but the lone one, takes no int: torch.reshape(x, 4))
+            if len(p) > i:
+                types.update(t for t in _FAST[p[i].type] if not (t is int and p[i].no_lone_int and len(p) > 1))
         if numbers_as_tensors and "Tensor" in kinds:  # x.mul(2): the op takes the number itself
             types.update(_FAST["Number"])
         if "tuple of ints" in kinds:  # a list where either a tensor list or an int list goes: parsed first
             types.discard(list)
+            if "tuple of Tensors" not in kinds:
+                _items_checked(types)
         if any(q.allow_none for q in params):
             types.add(type(None))
         out.append((i + offset, frozenset(types)))
@@ -668,6 +783,8 @@ def check_methods(methods: dict) -> dict:
     for name, fn in list(out.items()):
         key = "Tensor." + name
         sigs = SIGNATURES.get(key)
+        if getattr(fn, "parses_itself", False):  # a method written in Python over the checked op, as torch's
+            continue
         if sigs and isinstance(fn, types.FunctionType) and any(signatures(key)):
             out[name] = checked(key, fn, method=True)
         elif name not in methods:

@@ -254,6 +254,9 @@ SIGNATURES = {
         '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)',
         '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)',
     ),
+    'can_cast': (
+        '(torch.dtype from_, torch.dtype to)',
+    ),
     'cat': (
         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',
     ),
@@ -628,6 +631,9 @@ SIGNATURES = {
     'ger': (
         '(Tensor input, Tensor vec2, *, Tensor out = None)',
     ),
+    'get_autocast_dtype': (
+        '(str device_type)',
+    ),
     'gradient': (
         '(Tensor input, *, tuple of ints dim, int edge_order = 1)',
         '(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)',
@@ -753,6 +759,9 @@ SIGNATURES = {
         '(Tensor input)',
     ),
     'is_floating_point': (
+        '(Tensor input)',
+    ),
+    'is_inference': (
         '(Tensor input)',
     ),
     'is_neg': (
@@ -1030,6 +1039,18 @@ SIGNATURES = {
     'narrow_copy': (
         '(Tensor input, int dim, int start, int length, *, Tensor out = None)',
     ),
+    'native_batch_norm': (
+        '(Tensor input, Tensor weight, Tensor bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps, *, tuple of Tensors out = None)',
+    ),
+    'native_channel_shuffle': (
+        '(Tensor input, int groups)',
+    ),
+    'native_group_norm': (
+        '(Tensor input, Tensor weight, Tensor bias, int N, int C, int HxW, int group, float eps)',
+    ),
+    'native_layer_norm': (
+        '(Tensor input, tuple of ints normalized_shape, Tensor weight, Tensor bias, float eps)',
+    ),
     'ne': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)',
@@ -1291,6 +1312,9 @@ SIGNATURES = {
         '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
         '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
     ),
+    'segment_reduce': (
+        '(Tensor data, str reduce, *, Tensor lengths = None, Tensor indices = None, Tensor offsets = None, int axis = None, bool unsafe = None, Number initial = None)',
+    ),
     'select': (
         '(Tensor input, int dim, int index)',
     ),
@@ -1302,6 +1326,9 @@ SIGNATURES = {
     ),
     'selu_': (
         '(Tensor input)',
+    ),
+    'set_autocast_dtype': (
+        '(str device_type, torch.dtype dtype)',
     ),
     'sgn': (
         '(Tensor input, *, Tensor out = None)',
@@ -2134,6 +2161,9 @@ SIGNATURES = {
     'Tensor.lu_solve': (
         '(Tensor LU_data, Tensor LU_pivots)',
     ),
+    'Tensor.map_': (
+        '(Tensor other, PyObject* callable)',
+    ),
     'Tensor.masked_fill': (
         '(Tensor mask, Tensor value)',
         '(Tensor mask, Number value)',
@@ -2247,6 +2277,13 @@ SIGNATURES = {
     'Tensor.ne': (
         '(Tensor other)',
         '(Number other)',
+    ),
+    'Tensor.new': (
+        '(*, torch.device device = None)',
+        '(torch.Storage storage)',
+        '(Tensor other)',
+        '(tuple of ints size, *, torch.device device = None)',
+        '(object data, *, torch.device device = None)',
     ),
     'Tensor.new_empty': (
         '(tuple of ints size, *, torch.dtype dtype = None, torch.device device = None, bool requires_grad = None, torch.layout layout = None, bool pin_memory = None)',
@@ -2536,6 +2573,9 @@ SIGNATURES = {
     'Tensor.unbind': (
         '(int dim = 0)',
     ),
+    'Tensor.unflatten': (
+        '(int dim, tuple of ints sizes)',
+    ),
     'Tensor.unfold': (
         '(int dimension, int size, int step)',
     ),
@@ -2653,6 +2693,9 @@ SIGNATURES = {
     ),
     'nn.functional.logsigmoid': (
         '(Tensor input)',
+    ),
+    'nn.functional.native_channel_shuffle': (
+        '(Tensor input, int groups)',
     ),
     'nn.functional.one_hot': (
         '(Tensor input, int num_classes = -1)',
@@ -2990,6 +3033,9 @@ NULLABLE = {
     'linspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'logspace': (('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'mean': ((), ('dim',)),
+    'native_batch_norm': (('weight', 'bias', 'running_mean', 'running_var'),),
+    'native_group_norm': (('weight', 'bias'),),
+    'native_layer_norm': (('weight', 'bias'),),
     'normal': ((), (), (), ('pin_memory', 'requires_grad')),
     'rand': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
     'rand_like': (('generator', 'pin_memory', 'requires_grad'), ('pin_memory', 'requires_grad')),
@@ -3016,4 +3062,71 @@ NULLABLE = {
     'Tensor.std': (('dim',), (), ()),
     'Tensor.sum': ((), ('dim',)),
     'Tensor.var': (('dim',), (), ()),
+}
+
+# per signature, the int lists that take no lone int (int[], not int[1]: the strings print both alike)
+UNSIZED = {
+    'affine_grid_generator': (('size',),),
+    'as_strided': (('size', 'stride'),),
+    'as_strided_copy': (('size', 'stride'),),
+    'as_strided_scatter': (('size', 'stride'),),
+    'broadcast_to': (('size',),),
+    'constant_pad_nd': (('pad',),),
+    'dsplit': ((), ('indices',)),
+    'empty': (('size',),),
+    'empty_permuted': (('size', 'physical_layout'),),
+    'empty_strided': (('size', 'stride'),),
+    'expand_copy': (('size',),),
+    'flip': (('dims',),),
+    'full': (('size',),),
+    'gradient': (('dim',), (), (), (), (), (), ()),
+    'hsplit': ((), ('indices',)),
+    'layer_norm': (('normalized_shape',),),
+    'mkldnn_rnn_layer': (('batch_sizes',),),
+    'native_layer_norm': (('normalized_shape',),),
+    'normal': ((), (), (), ('size',)),
+    'ones': (('size',),),
+    'permute': (('dims',),),
+    'permute_copy': (('dims',),),
+    'rand': (('size',), ('size',)),
+    'randint': (('size',), ('size',), ('size',), ('size',)),
+    'randn': (('size',), ('size',)),
+    'reshape': (('shape',),),
+    'rms_norm': (('normalized_shape',),),
+    'rot90': (('dims',),),
+    'split_with_sizes': (('split_sizes',),),
+    'split_with_sizes_copy': (('split_sizes',),),
+    'tensor_split': (('indices',), (), ()),
+    'tile': (('dims',),),
+    'unflatten': (('sizes',),),
+    'unsafe_split_with_sizes': (('split_sizes',),),
+    'view_copy': ((), ('size',)),
+    'vsplit': ((), ('indices',)),
+    'zeros': (('size',),),
+    'Tensor.as_strided': (('size', 'stride'),),
+    'Tensor.as_strided_scatter': (('size', 'stride'),),
+    'Tensor.broadcast_to': (('size',),),
+    'Tensor.dsplit': ((), ('indices',)),
+    'Tensor.expand': (('size',),),
+    'Tensor.flip': (('dims',),),
+    'Tensor.hsplit': ((), ('indices',)),
+    'Tensor.new': ((), (), (), ('size',), ()),
+    'Tensor.new_empty': (('size',),),
+    'Tensor.new_empty_strided': (('size', 'stride'),),
+    'Tensor.new_full': (('size',),),
+    'Tensor.new_ones': (('size',),),
+    'Tensor.new_zeros': (('size',),),
+    'Tensor.permute': (('dims',),),
+    'Tensor.repeat': (('repeats',),),
+    'Tensor.reshape': (('shape',),),
+    'Tensor.resize_': (('size',),),
+    'Tensor.rot90': (('dims',),),
+    'Tensor.split_with_sizes': (('split_sizes',),),
+    'Tensor.sum_to_size': (('size',),),
+    'Tensor.tensor_split': (('indices',), (), ()),
+    'Tensor.tile': (('dims',),),
+    'Tensor.unflatten': (('sizes',),),
+    'Tensor.unsafe_split_with_sizes': (('split_sizes',),),
+    'Tensor.view': ((), ('size',)),
+    'Tensor.vsplit': ((), ('indices',)),
 }

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from .._dtype import FLOATING_OR_COMPLEX_KINDS, default_float_np, result_type
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor
 
 
 def _scalar_ok(kind: str, value) -> bool:
@@ -49,7 +49,10 @@ def prepare(a, b, true_divide: bool = False):
         return (ad if ad.dtype == rt else ad.astype(rt)), (
             (bd if bd.dtype == rt else bd.astype(rt)) if isinstance(b, Tensor) else _cast_scalar(b, rt)
         )
-    # a is a scalar, b a Tensor
+    # a is a scalar, b a Tensor: torch.add(1, x), or Tensor.__radd__(1, x) (an error: see below)
+    caller = sys._getframe(1).f_code.co_name
+    if caller[:3] == "__r":
+        raise descriptor_error(caller, a)
     a = _number(a)
     if isinstance(a, Tensor):
         return prepare(a, b, true_divide)
@@ -73,17 +76,39 @@ def _cast_scalar(value, rt):
 
 
 def _number(value):
-    """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion)."""
+    """A Python number (NumPy scalars are turned into Python ones so they stay weak in promotion).
+
+    Note [NumPy operands]: torch's binary operators take no ndarray (``t.__mul__(array)`` is NotImplemented; its
+    named functions refuse one by their signatures), so ``t * array`` is NumPy's: Python calls
+    ``array.__rmul__(t)``, NumPy computes on ``t.__array__()`` with its own promotion (a 0-d float64 array makes
+    a float32 tensor's product float64) and hands the result to ``Tensor.__array_wrap__``: a tensor, without
+    history. ``array * t`` fails (NumPy defers to the tensor's ``__array_priority__``, whose reflected method
+    refuses the array), save where torch's reflected method is Python code over a forward op (``array / t``).
+    A NumPy bool or complex64 scalar is read as a float (torch parses it with ``PyFloat_AsDouble``: np.complex64
+    loses its imaginary part, with NumPy's ComplexWarning); the other NumPy scalars as Python numbers.
+    """
     t = type(value)
-    if t is np.ndarray:  # an array operand counts as a tensor, as in torch
-        return wrap(value)
     if t is float or t is int or t is bool:
         return value
+    if t is np.ndarray:
+        raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
+    if t is np.bool_ or t is np.complex64:
+        return float(value)
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         return value.item()
     if isinstance(value, (int, float, complex)):
         return value
     raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
+
+
+def descriptor_error(name: str, obj) -> TypeError:
+    """torch's error for a Tensor method called on an object that is no tensor (``Tensor.__radd__(1, x)``):
+    Python's, for a method of a C type. (dyngrad's operator methods are plain functions, which would take
+    any first argument: ``1 + x`` always calls them on the tensor, so only a direct call gets here.)"""
+    t = type(obj)
+    # Python's tp_name: a builtin or a class written in Python by its name, another C type with its module
+    name_of_type = t.__name__ if t.__module__ == "builtins" or t.__flags__ & (1 << 9) else f"{t.__module__}.{t.__name__}"
+    return TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a '{name_of_type}' object")
 
 
 class OperandTypeError(TypeError):

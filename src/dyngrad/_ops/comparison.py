@@ -218,14 +218,31 @@ EXPORTS: dict = dict(
     isnan=isnan, isinf=isinf, isfinite=isfinite, isposinf=isposinf, isneginf=isneginf, isclose=isclose,
     allclose=allclose, equal=equal, greater=gt, greater_equal=ge, less=lt, less_equal=le, not_equal=ne,
 )
+
+
+def _reflected_bitwise(name: str, op):
+    """``Tensor.__rand__`` ...: ``other & self``; torch's TypeError when called on an object that is no
+    tensor (``Tensor.__rand__(1, x)``)."""
+
+    def method(self, other):
+        if not isinstance(self, Tensor):
+            from ._promote import descriptor_error
+
+            raise descriptor_error(name, self)
+        return op(other, self)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 TENSOR_METHODS: dict = dict(
     bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_xor=bitwise_xor, bitwise_not=bitwise_not,
     logical_and=logical_and, logical_or=logical_or, logical_xor=logical_xor,
     isnan=isnan, isinf=isinf, isfinite=isfinite, isposinf=isposinf, isneginf=isneginf, isclose=isclose,
     allclose=allclose, equal=equal, greater=gt, greater_equal=ge, less=lt, less_equal=le, not_equal=ne,
     __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
-    __rand__=lambda self, other: bitwise_and(other, self), __ror__=lambda self, other: bitwise_or(other, self),
-    __rxor__=lambda self, other: bitwise_xor(other, self),
+    __rand__=_reflected_bitwise("__rand__", bitwise_and), __ror__=_reflected_bitwise("__ror__", bitwise_or),
+    __rxor__=_reflected_bitwise("__rxor__", bitwise_xor),
     __iand__=_inplace_bitwise(bitwise_and), __ior__=_inplace_bitwise(bitwise_or), __ixor__=_inplace_bitwise(bitwise_xor),
     bitwise_and_=_inplace_bitwise(bitwise_and), bitwise_or_=_inplace_bitwise(bitwise_or),
     bitwise_xor_=_inplace_bitwise(bitwise_xor),

@@ -893,20 +893,51 @@ def _einsum_parse(equation: str, num_ops: int):
     return op_labels, lhs, (None if arrow < 0 else equation[arrow + 2:])
 
 
-def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation (torch.einsum): ``einsum("ij,jk->ik", a, b)`` or with a list of operands.
+def _sublist_label(n) -> str:
+    """A subscript of einsum's sublist form as the equation's letter: 0-25 are A-Z, 26-51 a-z, Ellipsis ``...``
+    (torch/functional.py's einsum)."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _sublist_equation(args: tuple) -> tuple:
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])``: (the equation ``"AB,BC->AC"``, the operands); an odd number of
+    arguments ends with the output's subscripts."""
+    inputs = ",".join("".join(_sublist_label(n) for n in labels) for labels in args[1::2])
+    if len(args) % 2:
+        return inputs + "->" + "".join(_sublist_label(n) for n in args[-1]), args[:-1:2]
+    return inputs, args[::2]
+
+
+def einsum(*args) -> Tensor:
+    """Einstein summation (torch.einsum): ``einsum("ij,jk->ik", a, b)``, with a list of operands, or in the
+    sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (subscripts 0-51, Ellipsis for ``...``).
 
     Supports implicit outputs, ellipses (broadcast), repeated labels (diagonals) and
     size-1 broadcasting, contracting left to right as torch does without opt_einsum.
 
     Raises:
+        ValueError: fewer than two arguments; a sublist subscript outside [0, 52) (torch's messages).
         RuntimeError: malformed equations, operand/subscript count mismatches and sizes
             that do not broadcast (torch's messages).
     """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation, operands = _sublist_equation(args)
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # einsum(eq, [a, b]) is einsum(eq, a, b)
+        return einsum(equation, *operands[0])
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):  # (torch's parser of the operand list)
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
     num_ops = len(operands)
     op_labels, lhs, rhs = _einsum_parse(equation, num_ops)
     label_count = [0] * 52

@@ -18,7 +18,7 @@ from .._backend import xp
 from .._dtype import FLOATING_KINDS, _limited_in_use, default_float_np, from_numpy, scalar_type_name
 from .._tensor import Tensor, wrap
 from ..autograd import forward_ad as _fw_ad
-from ._promote import prepare
+from ._promote import OperandTypeError, prepare
 from .complex import conj_value as conj
 from .limited_dtypes import refuse as refuse_limited
 from .reduction import return_type
@@ -327,6 +327,19 @@ def bitwise_right_shift(input, other, *, out=None):  # noqa: A002 - torch's name
     return _shift("bitwise_right_shift", "rshift_cpu", _right_shift, input, other)
 
 
+def _shift_operator(fn):
+    """``t << other``: NotImplemented for an operand that is neither a tensor nor a number (an ndarray is
+    NumPy's then, a string Python's TypeError: Note [NumPy operands] in _promote.py)."""
+
+    def method(self, other):
+        try:
+            return fn(self, other)
+        except OperandTypeError:
+            return NotImplemented
+
+    return method
+
+
 def _reflected_shift(fn):
     def method(self, other):
         if not isinstance(other, (int, bool)):
@@ -380,7 +393,7 @@ TENSOR_METHODS = dict(
     nextafter_=_inplace_shift(nextafter), heaviside_=_inplace_shift(heaviside), gcd_=_inplace_shift(gcd),
     lcm_=_inplace_shift(lcm), bitwise_left_shift_=_inplace_shift(bitwise_left_shift),
     bitwise_right_shift_=_inplace_shift(bitwise_right_shift),
-    __lshift__=bitwise_left_shift, __rshift__=bitwise_right_shift,
+    __lshift__=_shift_operator(bitwise_left_shift), __rshift__=_shift_operator(bitwise_right_shift),
     __rlshift__=_reflected_shift(bitwise_left_shift), __rrshift__=_reflected_shift(bitwise_right_shift),
     __ilshift__=_inplace_shift(bitwise_left_shift), __irshift__=_inplace_shift(bitwise_right_shift),
     __rdiv__=_rdiv,

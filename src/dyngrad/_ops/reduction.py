@@ -107,7 +107,9 @@ def _sum_dtype(a: Tensor, dtype):
 def sum(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
     dt = _sum_dtype(a, dtype)
     if dim is None:
-        return apply(SumBackward0, (a,), (dt, a._data.shape))
+        if not keepdim:
+            return apply(SumBackward0, (a,), (dt, a._data.shape))
+        dim = ()  # sum(None, True): every dim, kept (torch's dim=None is the empty list: SumBackward1)
     # An empty dim list reduces every dim, but torch still records SumBackward1.
     axes = _dims(dim, a._data.ndim) if _nonempty(dim) else tuple(range(a._data.ndim))
     return apply(SumBackward1, (a,), (axes, keepdim, dt, a._data.shape))
@@ -188,7 +190,9 @@ def mean(a: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         _check_float_for_mean(a, which="Optional")
     _check_float_for_mean(a)
     if dim is None:
-        return apply(MeanBackward0, (a,), (a._data.shape,))
+        if not keepdim:
+            return apply(MeanBackward0, (a,), (a._data.shape,))
+        dim = ()  # mean(None, True): every dim, kept (MeanBackward1, as torch's)
     axes = _dims(dim, a._data.ndim) if _nonempty(dim) else tuple(range(a._data.ndim))
     return apply(MeanBackward1, (a,), (axes, keepdim, a._data.shape))
 
@@ -311,11 +315,10 @@ def values_indices(values, indices, name: str = "max"):
 
 
 def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
-    if isinstance(dim, Tensor) or other is not None:  # max(input, other): the elementwise form
+    if other is not None:  # max(input, other): the elementwise form
         from .clamp_minmax import maximum, minimum
 
-        o = dim if isinstance(dim, Tensor) else other
-        return maximum(a, o) if name == "max" else minimum(a, o)
+        return maximum(a, other) if name == "max" else minimum(a, other)
     if dim is None:
         if a._data.size == 0:
             raise RuntimeError(
@@ -338,11 +341,27 @@ def _max_min(a: Tensor, dim, keepdim, other, all_op, dim_op, name):
     return values_indices(values, indices, name)
 
 
-def max(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001
+def _dim_or_other(dim_or_other, dim, other) -> tuple:
+    """(dim, other) of ``max(x, ARG)``: a tensor given by position is ``other`` (torch's ``(Tensor other)``
+    overload comes first), one given as ``dim=`` is a dim (a 0-d integer tensor reads as an int there)."""
+    if dim_or_other is None:
+        return dim, other
+    if isinstance(dim_or_other, Tensor):
+        return dim, dim_or_other
+    return dim_or_other, other
+
+
+def max(a: Tensor, dim_or_other=None, /, keepdim: bool = False, *, dim=None, other=None):  # noqa: A001
+    """``max(input)``, ``max(input, other)`` (elementwise) or ``max(input, dim, keepdim=False)`` (values and
+    indices); see torch.max. The second argument is positional-only so that ``dim=`` given by name is a dim
+    even when it is a tensor (``x.max(dim=torch.tensor(1))``)."""
+    dim, other = _dim_or_other(dim_or_other, dim, other)
     return _max_min(a, dim, keepdim, other, MaxBackward1, MaxBackward0, "max")
 
 
-def min(a: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001
+def min(a: Tensor, dim_or_other=None, /, keepdim: bool = False, *, dim=None, other=None):  # noqa: A001
+    """``min(input)``, ``min(input, other)`` or ``min(input, dim, keepdim=False)``: as ``max``."""
+    dim, other = _dim_or_other(dim_or_other, dim, other)
     return _max_min(a, dim, keepdim, other, MinBackward1, MinBackward0, "min")
 
 
@@ -548,6 +567,8 @@ def _empty_dims_given(a: Tensor, dim) -> list:
 
 
 def _amax_amin(op, name, a: Tensor, dim, keepdim):
+    if dim is None:  # amax(x, None): torch's parser reads None as the empty dim list (every dim)
+        dim = ()
     axes = _reduce_axes(a, dim) if a._data.ndim else (_dims(dim, 0) if dim is not None else ())
     if not _nonempty(dim):
         _check_nonempty_reduction(name, a, axes, False)
