@@ -19,3 +19,7 @@ _autocast_policy.install(globals())  # the losses torch's CPU autocast runs in f
 from .._argparse import check_namespace as _check_namespace  # noqa: E402
 
 _check_namespace(globals(), "nn.functional.")  # torch's argument errors, for the functions with a row
+
+from .._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
+
+_check_python_namespace(globals(), "nn.functional.")  # torch's errors for wrong kinds given to its Python functions
