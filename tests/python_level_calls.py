@@ -312,3 +312,30 @@ def substitute(place: str, args: tuple, kwargs: dict, value):
     else:
         kwargs[place[3:]] = value
     return tuple(args), kwargs
+
+
+def clone(x):
+    """A copy of a call's values (tensors and arrays copied): an in-place function must not change the next call's."""
+    if isinstance(x, torch.Tensor):
+        return x.clone()
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if type(x) in (list, tuple):
+        return type(x)(clone(v) for v in x)
+    if isinstance(x, dict):
+        return {k: clone(v) for k, v in x.items()}
+    return x
+
+
+def to_dyngrad(x, convert=None):
+    """torch's values as dyngrad's (opinfo_harness.Converter; a NumPy array stays one, copied)."""
+    from opinfo_harness import Converter
+
+    convert = convert or Converter()
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if type(x) in (list, tuple):
+        return type(x)(to_dyngrad(v, convert) for v in x)
+    if isinstance(x, dict):
+        return {k: to_dyngrad(v, convert) for k, v in x.items()}
+    return convert(x)

@@ -21,7 +21,17 @@ import torch
 
 import dyngrad
 from opinfo_harness import FORWARD_TOL, Converter, compare_values
-from python_level_calls import SETS_STATE, WRONG, public_functions, saved_state, substitute, substitutions, valid_call
+from python_level_calls import (
+    SETS_STATE,
+    WRONG,
+    clone,
+    public_functions,
+    saved_state,
+    substitute,
+    substitutions,
+    to_dyngrad,
+    valid_call,
+)
 
 FUNCTIONS = public_functions()
 KEYS = [key for key, _, _ in FUNCTIONS]
@@ -68,27 +78,6 @@ RANDOM = frozenset({"nn.functional.gumbel_softmax", "nn.functional.rrelu", "pca_
                     "manual_seed"})
 
 
-def _clone(x):
-    if isinstance(x, (torch.Tensor, np.ndarray)):
-        return x.clone() if isinstance(x, torch.Tensor) else x.copy()
-    if type(x) in (list, tuple):
-        return type(x)(_clone(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _clone(v) for k, v in x.items()}
-    return x
-
-
-def _to_dyngrad(convert, x):
-    """torch's values as dyngrad's (a NumPy array stays one, copied)."""
-    if isinstance(x, np.ndarray):
-        return x.copy()
-    if type(x) in (list, tuple):
-        return type(x)(_to_dyngrad(convert, v) for v in x)
-    if isinstance(x, dict):
-        return {k: _to_dyngrad(convert, v) for k, v in x.items()}
-    return convert(x)
-
-
 def _outcome(key, fn, args, kwargs):
     """(result, None) or (None, exception); the settings a call may change put back."""
     with warnings.catch_warnings(), saved_state(*(torch, dyngrad) * (key.rpartition(".")[2] in SETS_STATE)):
@@ -124,18 +113,18 @@ def cases(key, tfn, dfn) -> dict:
     args, kwargs = valid_call(key, tfn)
     # the valid call itself first: dyngrad takes it too, with torch's result (no recorded error fires on it)
     convert = Converter()
-    d_args, d_kwargs = _to_dyngrad(convert, _clone(args)), _to_dyngrad(convert, _clone(kwargs))
+    d_args, d_kwargs = to_dyngrad(args, convert), to_dyngrad(kwargs, convert)
     torch.manual_seed(0)
-    t_out, t_err = _outcome(key, tfn, _clone(args), _clone(kwargs))
+    t_out, t_err = _outcome(key, tfn, clone(args), clone(kwargs))
     dyngrad.manual_seed(0)
     out = {f"{key} valid -": _mismatch(key, t_out, t_err, *_outcome(key, dfn, d_args, d_kwargs))}
     for place in substitutions(args, kwargs):
         for kind, wrong in WRONG.items():
-            t_args, t_kwargs = substitute(place, _clone(args), _clone(kwargs), wrong())
+            t_args, t_kwargs = substitute(place, clone(args), clone(kwargs), wrong())
             torch.manual_seed(0)
             t_out, t_err = _outcome(key, tfn, t_args, t_kwargs)
             convert = Converter()
-            d_args, d_kwargs = substitute(place, _to_dyngrad(convert, _clone(args)), _to_dyngrad(convert, _clone(kwargs)), wrong())
+            d_args, d_kwargs = substitute(place, to_dyngrad(args, convert), to_dyngrad(kwargs, convert), wrong())
             dyngrad.manual_seed(0)
             d_out, d_err = _outcome(key, dfn, d_args, d_kwargs)
             out[f"{key} {place} {kind}"] = _mismatch(key, t_out, t_err, d_out, d_err)

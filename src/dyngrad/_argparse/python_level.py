@@ -10,12 +10,22 @@ otherwise, fail elsewhere (``'float' object has no attribute '_data'``) or not a
 
 Those answers are recorded from torch by scripts/gen_python_level.py in ``_python_level.RULES``: per
 function, per argument (position and keyword name), per kind of wrong value (``kind_of``: float, int, str,
-None, a NumPy array, a list by its first item's type), torch's exception and text. A function with rules is
-wrapped (``python_checked``): before it runs, each argument with rules whose type is one of those kinds
-(one type test each; a tensor never is) is looked up, and torch's error raised where one is recorded. Any
-other value (a tensor, a kind torch took, a kind not recorded) goes to dyngrad's function unchanged, so a
-rule never refuses a call torch takes. The arguments are looked at in their order; where a call has several
-wrong ones, torch may fail on a later one first (its Python code decides).
+None, a NumPy array, a list by its first item's type), torch's exception and text; and the kinds that
+dyngrad's own function takes without raising (``softsign(3.0)`` computes on the float).
+
+Note [Wrong kinds off the hot path]
+A function with rules is replaced in its namespace by a checked copy (``python_checked``):
+- a kind dyngrad's function would take is tested before it runs (one type test per such argument);
+- every other kind only once the function has raised: its body runs in a ``try`` whose handler looks the
+  arguments up and raises torch's error where one is recorded (else the function's own error stands).
+  A ``try`` costs nothing to a call that does not raise (Python 3.11's exception tables), so a call of
+  tensors runs as before; most functions (F.relu, F.softmax) have no test before they run.
+The checks go into a copy of the function's own code (``_with_checks``, compiled from its source at its own
+lines: no extra call); a function whose source cannot be copied so (a lambda, a closure, one wrapped by a
+decorator) is wrapped instead (``_wrapped``: one extra call). Any value of another kind (a tensor, a kind
+torch took, a kind not recorded) goes to dyngrad's function unchanged, so a rule never refuses a call torch
+takes. The arguments are looked at in their order; where a call has several wrong ones, torch may fail on a
+later one first (its Python code decides).
 
 A function that the argument parser's table already wraps (``_signatures``: F.linear, F.conv2d) is left to
 it; a key without rules is not wrapped.
@@ -36,8 +46,18 @@ from .._tensor import Tensor
 from . import type_name
 from ._python_level import RULES
 
-# the Python types of the kinds of kind_of: an argument of any other type is never looked up
-_LOOKED_UP = frozenset({float, int, str, type(None), list, xp.ndarray})
+# the Python type of each kind of kind_of: an argument of any other type is never looked up
+_KIND_TYPES = {"float": float, "int": int, "str": str, "NoneType": type(None), "numpy.ndarray": xp.ndarray}
+
+
+def _types_of(answers) -> frozenset:
+    """The Python types of the kinds ``answers`` has (list for any ``list[...]``): the types a check tests (a
+    None default, where None has no answer, is not looked up)."""
+    return frozenset(list if kind.startswith("list[") else _KIND_TYPES[kind] for kind, _, _ in answers)
+
+
+# the type sets of the checks put into functions' code, which index it (one list, in every such module's globals)
+_TYPE_SETS: list = []
 
 
 def kind_of(obj) -> str:
@@ -49,64 +69,73 @@ def kind_of(obj) -> str:
 
 def _raise_recorded(answers: tuple, obj) -> None:
     """Raise torch's error for ``obj`` where one is recorded for its kind (``answers``: (kind, exception, text)
-    triples); else return, and the function runs."""
+    triples); else return."""
     kind = kind_of(obj)
     for recorded, exception, text in answers:
         if recorded == kind:
-            raise getattr(builtins, exception)(text)
-
-
-def _as_tuple(answers: dict) -> tuple:
-    return tuple((kind, exception, text) for kind, (exception, text) in answers.items())
+            raise getattr(builtins, exception)(text) from None  # (torch's has no context)
 
 
 def python_checked(key: str, fn):
-    """``fn`` raising torch's errors for arguments of a wrong kind (module docstring); ``fn`` itself when
-    there is no rule for ``key`` or the parser's table already wraps it.
-
-    Where it can, the type tests go into a copy of ``fn``'s own code (``_with_checks``: no extra call, one type
-    test per argument with rules); else ``fn`` is wrapped."""
+    """``fn`` raising torch's errors for arguments of a wrong kind (Note [Wrong kinds off the hot path]);
+    ``fn`` itself when there is no rule for ``key`` or the parser's table already wraps it."""
     rules = RULES.get(key)
     if not rules or not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped_key__"):
         return fn
-    rules = [(pos, name, _as_tuple(answers)) for pos, name, answers in rules]
-    checked = _with_checks(fn, rules)
-    if checked is None:
-        checked = _wrapped(fn, rules)
+    # (a rule without its kinds dyngrad takes, as the generator's first pass writes: all tested before)
+    rules = [(rule[0], rule[1], tuple((k, e, t) for k, (e, t) in rule[2].items()), rule[3] if len(rule) > 3 else
+              tuple(rule[2])) for rule in rules]
+    checked = _with_checks(fn, rules) or _wrapped(fn, rules)
     checked.__python_level_key__ = key
+    checked.__python_level_unchecked__ = fn  # (what scripts/gen_python_level.py calls)
     return checked
 
 
 def _wrapped(fn, rules):
-    positional = tuple((pos, answers) for pos, _, answers in rules if pos is not None)
-    by_name = {name: answers for _, name, answers in rules if name is not None}
-    looked_up = _LOOKED_UP
+    """``fn`` wrapped: the kinds of ``before`` tested before it runs, all kinds once it has raised."""
+    def plan(by_position):
+        out = []
+        for pos, name, answers, before in rules:
+            where = pos if by_position else name
+            if where is not None:
+                out.append((where, _types_of([a for a in answers if a[0] in before]), _types_of(answers), answers))
+        return tuple(out)
+
+    positional, named = plan(True), plan(False)
+    first = tuple(p for p in positional if p[1])
+
+    def check(args, kwargs, which):
+        for i, *types_, answers in positional:
+            if i < len(args) and type(args[i]) in types_[which]:
+                _raise_recorded(answers, args[i])
+        for name, *types_, answers in named:
+            if name in kwargs and type(kwargs[name]) in types_[which]:
+                _raise_recorded(answers, kwargs[name])
 
     def wrapper(*args, **kwargs):
-        for i, answers in positional:
-            if i < len(args) and type(args[i]) in looked_up:
-                _raise_recorded(answers, args[i])
-        if kwargs:
-            for name, value in kwargs.items():
-                if type(value) in looked_up and name in by_name:
-                    _raise_recorded(by_name[name], value)
-        return fn(*args, **kwargs)
+        if first or kwargs:
+            check(args, kwargs, 0)
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            check(args, kwargs, 1)
+            raise
 
     functools.update_wrapper(wrapper, fn)
     return wrapper
 
 
 def _checked_names(fn, rules):
-    """(parameter name of ``fn``, answers) for each rule, or None where a rule names no parameter of ``fn``
-    (an argument of ``*args``) or where a parameter's default is of a kind its rule refuses (a test in the code
-    cannot tell a default from an argument given): ``fn``'s parameters are torch's, by position (dyngrad's names
-    may differ: sigmoid's ``a``), else by keyword name."""
+    """(parameter name of ``fn``, answers, before) for each rule, or None where a rule names no parameter of
+    ``fn`` (an argument of ``*args``): ``fn``'s parameters are torch's, by position (dyngrad's names may
+    differ: sigmoid's ``a``), else by keyword name. Where a parameter's default is of a kind its rule refuses
+    (a test in the code cannot tell a default from an argument given), None too."""
     code = fn.__code__
     named = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     defaults = dict(zip(named[code.co_argcount - len(fn.__defaults__ or ()):code.co_argcount], fn.__defaults__ or ()))
     defaults.update(fn.__kwdefaults__ or {})
     out = []
-    for pos, name, answers in rules:
+    for pos, name, answers, before in rules:
         if pos is not None and pos < code.co_argcount:
             param = named[pos]
         elif name is not None and name in named:
@@ -114,20 +143,29 @@ def _checked_names(fn, rules):
         else:
             return None
         if param in defaults and any(kind == kind_of(defaults[param]) for kind, _, _ in answers):
-            return None  # the test would refuse the default itself (None where torch's error is for None given)
-        out.append((param, answers))
+            return None
+        out.append((param, answers, before))
     return out
 
 
-def _with_checks(fn, rules):
-    """A copy of ``fn`` whose code starts with ``if type(p) in LOOKED_UP: RAISE(answers, p)`` for each parameter
-    ``p`` with rules; None where ``fn`` is not a plain module-level function whose source is at hand.
+def _check(name: str, answers: tuple) -> ast.stmt:
+    """``if type(name) in TYPE_SETS[i]: RAISE(answers, name)``."""
+    _TYPE_SETS.append(_types_of(answers))
+    return ast.parse(f"if type({name}) in {_TYPES}[{len(_TYPE_SETS) - 1}]: {_RAISE}({answers!r}, {name})").body[0]
 
-    The copy is compiled from ``fn``'s own source (at its own lines: tracebacks show the file), and shares
-    ``fn``'s globals, defaults and attributes; the two names it reads are put in those globals once."""
+
+def _with_checks(fn, rules):
+    """A copy of ``fn`` with the checks of Note [Wrong kinds off the hot path] in its code; None where ``fn`` is
+    not a plain module-level function whose source is at hand.
+
+    The body becomes ``<tests of the kinds it takes>; try: <body> except Exception: <tests of all>; raise``. A
+    parameter the body assigns to is tested wholly before (the handler would see the new value). The copy is
+    compiled from ``fn``'s own source at its own lines (tracebacks show the file), and shares ``fn``'s globals,
+    defaults and attributes; the two names it reads are put in those globals once."""
     names = _checked_names(fn, rules)
     code = fn.__code__
-    if names is None or code.co_freevars or fn.__qualname__ != fn.__name__ or hasattr(fn, "__wrapped__"):
+    if (names is None or code.co_freevars or fn.__qualname__ != fn.__name__ or hasattr(fn, "__wrapped__")
+            or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)):
         return None
     try:
         lines, first = inspect.getsourcelines(fn)
@@ -137,14 +175,29 @@ def _with_checks(fn, rules):
     definition = tree.body[0] if tree.body else None
     if not isinstance(definition, ast.FunctionDef) or definition.name != code.co_name:
         return None
-    checks = [
-        ast.parse(f"if type({name}) in {_TYPES}: {_RAISE}({answers!r}, {name})").body[0] for name, answers in names
-    ]
     body = definition.body
     at = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
-    for check in checks:
-        ast.copy_location(check, body[min(at, len(body) - 1)])
-    body[at:at] = checks
+    if at == len(body):
+        return None
+    assigned = {node.id for node in ast.walk(ast.Module(body=body[at:], type_ignores=[]))
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    before, after = [], []
+    for name, answers, kinds in names:
+        if name in assigned:
+            before.append(_check(name, answers))
+            continue
+        early = tuple(a for a in answers if a[0] in kinds)
+        if early:
+            before.append(_check(name, early))
+        after.append(_check(name, answers))
+    statements = [*before, *body[at:]]
+    if after:
+        handler = ast.ExceptHandler(type=ast.Name(id="Exception", ctx=ast.Load()), name=None,
+                                    body=[*after, ast.Raise()])
+        statements = [*before, ast.Try(body=body[at:], handlers=[handler], orelse=[], finalbody=[])]
+    for node in statements[:len(before) + bool(after)]:
+        ast.copy_location(node, body[at])
+    definition.body = body[:at] + statements
     definition.decorator_list = []  # (never run: only the function's code object is taken)
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, first - definition.lineno)
@@ -152,7 +205,7 @@ def _with_checks(fn, rules):
     new_code = next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name)
     if new_code.co_varnames[:code.co_argcount] != code.co_varnames[:code.co_argcount]:
         return None
-    fn.__globals__.setdefault(_TYPES, _LOOKED_UP)
+    fn.__globals__.setdefault(_TYPES, _TYPE_SETS)
     fn.__globals__.setdefault(_RAISE, _raise_recorded)
     new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__)
     new.__kwdefaults__ = fn.__kwdefaults__
