@@ -166,3 +166,14 @@ def test_wrong_values_are_wrong() -> None:
     """The wrong values are what their names say (a guard on python_level_calls.WRONG)."""
     assert [type(v()).__name__ for v in WRONG.values()] == ["float", "int", "list", "ndarray", "NoneType", "str"]
     assert isinstance(WRONG["ndarray"](), np.ndarray)
+
+
+@pytest.mark.parametrize("key", [k for k, _, d in FUNCTIONS if hasattr(d, "__python_level_key__")])
+def test_checked_functions_pickle_as_torch(key) -> None:
+    """A checked function is found again by its name, as torch's are (pickle by reference: a module holding F.relu
+    saves), and Python's own errors name it as torch's (``relu() takes from 1 to 2 positional arguments``)."""
+    import pickle
+
+    dfn = FUNCTIONS[KEYS.index(key)][2]
+    assert pickle.loads(pickle.dumps(dfn)) is dfn  # (also where torch's cannot: its boolean_dispatch locals)
+    assert dfn.__qualname__ == key.rpartition(".")[2]

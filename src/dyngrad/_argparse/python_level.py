@@ -230,4 +230,9 @@ def check_python_namespace(namespace: dict, prefix: str = "") -> None:
             continue
         fn = namespace.get(name)
         if fn is not None and not isinstance(fn, Tensor) and not hasattr(fn, "__python_level_key__"):
-            namespace[name] = python_checked(key, fn)
+            checked = python_checked(key, fn)
+            if checked is not fn:
+                # named where it lives, as torch's (torch.nn.functional.relu): pickle finds it by that name (the
+                # original, under its own, is another object), and Python's own errors name it as torch's do
+                checked.__module__, checked.__qualname__ = namespace["__name__"], name
+            namespace[name] = checked
