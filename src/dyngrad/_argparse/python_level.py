@@ -44,7 +44,7 @@ import types
 from .._backend import xp
 from .._tensor import Tensor
 from . import type_name
-from ._python_level import RULES
+from ._python_level import NAMES, RULES
 
 # the Python type of each kind of kind_of: an argument of any other type is never looked up
 _KIND_TYPES = {"float": float, "int": int, "str": str, "NoneType": type(None), "numpy.ndarray": xp.ndarray}
@@ -76,15 +76,19 @@ def _raise_recorded(answers: tuple, obj) -> None:
             raise getattr(builtins, exception)(text) from None  # (torch's has no context)
 
 
+def _answers(templates: list) -> tuple:
+    """The (kind, exception, text) triples of a rule's [(exception, template, kinds)] (_python_level)."""
+    return tuple((kind, exception, template.format(NAMES[kind])) for exception, template, kinds in templates
+                 for kind in kinds)
+
+
 def python_checked(key: str, fn):
     """``fn`` raising torch's errors for arguments of a wrong kind (Note [Wrong kinds off the hot path]);
     ``fn`` itself when there is no rule for ``key`` or the parser's table already wraps it."""
     rules = RULES.get(key)
     if not rules or not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped_key__"):
         return fn
-    # (a rule without its kinds dyngrad takes, as the generator's first pass writes: all tested before)
-    rules = [(rule[0], rule[1], tuple((k, e, t) for k, (e, t) in rule[2].items()), rule[3] if len(rule) > 3 else
-              tuple(rule[2])) for rule in rules]
+    rules = [(pos, name, _answers(templates), before) for pos, name, templates, before in rules]
     checked = _with_checks(fn, rules) or _wrapped(fn, rules)
     checked.__python_level_key__ = key
     checked.__python_level_unchecked__ = fn  # (what scripts/gen_python_level.py calls)
