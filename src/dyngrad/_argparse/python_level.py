@@ -45,6 +45,7 @@ from .._backend import xp
 from .._tensor import Tensor
 from . import type_name
 from ._python_level import NAMES, RULES
+from ._signatures import SIGNATURES
 
 # the Python type of each kind of kind_of: an argument of any other type is never looked up
 _KIND_TYPES = {"float": float, "int": int, "str": str, "NoneType": type(None), "numpy.ndarray": xp.ndarray}
@@ -86,7 +87,7 @@ def python_checked(key: str, fn):
     """``fn`` raising torch's errors for arguments of a wrong kind (Note [Wrong kinds off the hot path]);
     ``fn`` itself when there is no rule for ``key`` or the parser's table already wraps it."""
     rules = RULES.get(key)
-    if not rules or not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped_key__"):
+    if not rules or not isinstance(fn, types.FunctionType) or key in SIGNATURES or hasattr(fn, "__wrapped_key__"):
         return fn
     rules = [(pos, name, _answers(templates), before) for pos, name, templates, before in rules]
     checked = _with_checks(fn, rules) or _wrapped(fn, rules)
@@ -106,9 +107,11 @@ def _wrapped(fn, rules):
         return tuple(out)
 
     positional, named = plan(True), plan(False)
-    first = tuple(p for p in positional if p[1])
+    # (the rules with kinds to test before the call: most functions have none, and skip the test)
+    early = (tuple(p for p in positional if p[1]), tuple(p for p in named if p[1]))
+    early = early if any(early) else None
 
-    def check(args, kwargs, which):
+    def check(args, kwargs, positional, named, which):
         for i, *types_, answers in positional:
             if i < len(args) and type(args[i]) in types_[which]:
                 _raise_recorded(answers, args[i])
@@ -117,12 +120,12 @@ def _wrapped(fn, rules):
                 _raise_recorded(answers, kwargs[name])
 
     def wrapper(*args, **kwargs):
-        if first or kwargs:
-            check(args, kwargs, 0)
+        if early is not None:
+            check(args, kwargs, *early, 0)
         try:
             return fn(*args, **kwargs)
         except Exception:
-            check(args, kwargs, 1)
+            check(args, kwargs, positional, named, 1)
             raise
 
     functools.update_wrapper(wrapper, fn)

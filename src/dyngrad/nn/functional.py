@@ -12,6 +12,11 @@ for _family in _FAMILIES:
     globals().update(getattr(_family, "FUNCTIONAL_EXPORTS", {}))
 del _family
 
+from .._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
+
+# torch's errors for wrong kinds given to its Python functions (before the autocast wrappers: they wrap the copies)
+_check_python_namespace(globals(), "nn.functional.")
+
 from .._ops import autocast_policy as _autocast_policy  # noqa: E402
 
 _autocast_policy.install(globals())  # the losses torch's CPU autocast runs in float32 (Note [CPU autocast])
@@ -19,7 +24,3 @@ _autocast_policy.install(globals())  # the losses torch's CPU autocast runs in f
 from .._argparse import check_namespace as _check_namespace  # noqa: E402
 
 _check_namespace(globals(), "nn.functional.")  # torch's argument errors, for the functions with a row
-
-from .._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
-
-_check_python_namespace(globals(), "nn.functional.")  # torch's errors for wrong kinds given to its Python functions
