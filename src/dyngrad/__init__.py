@@ -231,3 +231,7 @@ globals().update(_LEGACY_TYPES)  # torch.FloatTensor, torch.LongTensor ... (lega
 from ._argparse import check_namespace as _check_namespace  # noqa: E402
 
 _check_namespace(globals())  # torch's argument errors for the functions with a row (last: after every definition)
+
+from ._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
+
+_check_python_namespace(globals())  # torch's errors for wrong kinds given to its Python functions (einsum, stft)

@@ -320,10 +320,14 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the dtype of new floating tensors; only float32 and float64 are accepted, as in torch."""
+    """Set the dtype of new floating tensors; only float32 and float64 are accepted, as in torch.
+
+    Raises:
+        TypeError: another dtype; torch's text starts "invalid dtype object: " for anything that is no dtype."""
     global _default_float
     if d not in (float32, float64, float16):
-        raise TypeError("only floating-point types are supported as the default type")
+        prefix = "" if isinstance(d, dtype) else "invalid dtype object: "
+        raise TypeError(f"{prefix}only floating-point types are supported as the default type")
     _default_float = d
 
 

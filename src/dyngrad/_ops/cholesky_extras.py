@@ -164,12 +164,21 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 def broadcast_shapes(*shapes) -> Size:
     """torch.broadcast_shapes(*shapes): the shape the given shapes (ints or sequences) broadcast to.
 
+    None arguments are left out, as torch's (torch._refs._broadcast_shapes); none left gives ``Size([])``.
+
     Raises:
-        RuntimeError: shapes that do not broadcast (torch's text names the first argument that fails);
+        RuntimeError: shapes that do not broadcast (torch's text names the first argument that fails), or an
+            argument that is neither an int nor a sequence (a NumPy array is none: torch's text prints it);
         ValueError: a negative size."""
+    from collections.abc import Sequence
+
+    shapes = [(shape,) if isinstance(shape, int) else shape for shape in shapes if shape is not None]
+    for shape in shapes:  # (all checked before any is broadcast, as torch's)
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
     result: list = []
     for index, shape in enumerate(shapes):
-        dims = (shape,) if isinstance(shape, int) else tuple(shape)
+        dims = tuple(shape)
         if any(d < 0 for d in dims):
             raise ValueError("Attempting to broadcast a dimension with negative length!")
         if len(dims) > len(result):

@@ -364,7 +364,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 def _triplet_dims(anchor, positive, negative):
-    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    a, p, n = anchor.ndim, positive.ndim, negative.ndim  # (.ndim, as torch's Python code: a NumPy array has it)
     if not (a == p and p == n):
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of dimensions, "

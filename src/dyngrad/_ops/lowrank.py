@@ -38,7 +38,7 @@ def _svd_lowrank(a: Tensor, q, niter, m_matrix=None):
 
     q = 6 if q is None else q
     niter = 2 if niter is None else niter
-    m, n = a.shape[-2], a.shape[-1]
+    m, n = a.shape[-2:]  # (unpacked as torch's: its ValueError for a shape of one dimension)
     if m_matrix is not None:
         m_matrix = m_matrix.broadcast_to(a.shape)
     if m < n:
@@ -69,7 +69,7 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
 
     Raises:
         ValueError: q outside [0, min(m, n)], a negative niter (torch's texts)."""
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = A.shape[-2:]  # (unpacked as torch's: its ValueError for a shape of one dimension)
     if q is None:
         q = min(6, m, n)
     elif not (0 <= q <= min(m, n)):

@@ -11,3 +11,7 @@ from .._tensor_methods import FAMILIES as _FAMILIES
 for _family in _FAMILIES:
     globals().update(getattr(_family, "FFT_EXPORTS", {}))
 del _family
+
+from .._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
+
+_check_python_namespace(globals(), "fft.")  # torch's errors for arguments of a wrong kind

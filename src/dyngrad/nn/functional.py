@@ -12,6 +12,11 @@ for _family in _FAMILIES:
     globals().update(getattr(_family, "FUNCTIONAL_EXPORTS", {}))
 del _family
 
+from .._argparse.python_level import check_python_namespace as _check_python_namespace  # noqa: E402
+
+# torch's errors for wrong kinds given to its Python functions (before the autocast wrappers: they wrap the copies)
+_check_python_namespace(globals(), "nn.functional.")
+
 from .._ops import autocast_policy as _autocast_policy  # noqa: E402
 
 _autocast_policy.install(globals())  # the losses torch's CPU autocast runs in float32 (Note [CPU autocast])
