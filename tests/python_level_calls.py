@@ -98,6 +98,7 @@ def _t(*shape, seed=0, dtype=torch.float64):
 
 # Valid calls (args, kwargs) of torch's functions that OpInfo gives no sample for; torch values.
 EXTRA_CALLS = {
+    "is_signed": lambda: ((_t(3),), {}),
     "nn.functional.adaptive_max_pool1d_with_indices": lambda: ((_t(2, 3, 5), 2), {}),
     "nn.functional.adaptive_max_pool2d_with_indices": lambda: ((_t(2, 3, 5, 5), 2), {}),
     "nn.functional.adaptive_max_pool3d_with_indices": lambda: ((_t(2, 3, 4, 4, 4), 2), {}),

@@ -60,10 +60,6 @@ CANNOT_MATCH = {
     # list's floats): no text recorded once fits another call; dyngrad fails on the list's missing .dim()
     "nn.functional.ctc_loss arg0 list": "torch's text lists the items of every argument (value-dependent)",
     "nn.functional.ctc_loss arg1 list": "torch's text lists the items of every argument (value-dependent)",
-    # torch's Tensor.__sub__ returns NotImplemented for a NumPy array, so the array's own operator runs and NumPy
-    # raises its broadcasting ValueError; dyngrad's operators take the array as a tensor (the NumPy interop of
-    # operators is the argument parser's piece, not this one)
-    "nn.functional.gaussian_nll_loss arg1 ndarray": "NumPy's broadcasting error through Tensor - ndarray",
     # dyngrad.device does not parse its argument as torch.device() does (torch's invalid-combination text
     # quoting a list's items); the device class is the argument parser's piece
     "set_default_device arg0 list": "dyngrad.device(list) is no parse error",

@@ -680,6 +680,9 @@ SIGNATURES = {
     'hardshrink': (
         '(Tensor input, Number lambd = 0.5, *, Tensor out = None)',
     ),
+    'hash_tensor': (
+        '(Tensor input, tuple of ints dim = None, *, int mode = None, bool keepdim = None, Tensor out = None)',
+    ),
     'heaviside': (
         '(Tensor input, Tensor values, *, Tensor out = None)',
     ),
@@ -765,6 +768,9 @@ SIGNATURES = {
         '(Tensor input)',
     ),
     'is_neg': (
+        '(Tensor input)',
+    ),
+    'is_signed': (
         '(Tensor input)',
     ),
     'isclose': (
@@ -1997,6 +2003,9 @@ SIGNATURES = {
     ),
     'Tensor.hardshrink': (
         '(Number lambd = 0.5)',
+    ),
+    'Tensor.hash_tensor': (
+        '(tuple of ints dim = None, *, bool keepdim = None, int mode = None)',
     ),
     'Tensor.heaviside': (
         '(Tensor values)',
