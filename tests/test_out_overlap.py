@@ -154,3 +154,42 @@ def test_bernoulli_out_is_written():
         o = lib.full((2, 3), 5.0)
         assert lib.bernoulli(lib.full((2, 3), 1.0), out=o) is o
         assert o.tolist() == [[1.0] * 3] * 2
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", ["gather", "complex", "gather_resized_overlap"])
+def test_out_dtype_and_resized_overlap(case):
+    def run(lib):
+        x = lib.ones(2, 2)
+        if case == "gather":  # torch's gather wants out of the input's dtype exactly
+            return _error(lambda: lib.gather(x, 1, lib.zeros(2, 2, dtype=lib.int64), out=lib.zeros(2, 2,
+                                                                                                  dtype=lib.float64)))
+        if case == "complex":
+            return _error(lambda: lib.complex(x.double(), x.double(), out=lib.zeros(2, 2, dtype=lib.complex64)))
+        # out (1 element) and index (2) in one buffer, out resized to 2 elements in place: they overlap
+        buf = lib.arange(4)
+        return _error(lambda: lib.gather(lib.arange(3), 0, buf[1:3], out=buf[:1]))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t, d = run(torch), run(dyngrad)
+    assert t is not None and d == t
+
+
+@pytest.mark.parametrize("fname", ["linspace", "logspace"])
+@pytest.mark.parametrize("bounds", [("t1", "t1"), ("t1", 1), (1, "t2"), ("t0", "t1"), ("t1", "t0")])
+def test_linspace_tensor_bounds_with_dims(fname, bounds):
+    def run(lib):
+        made = {"t0": lib.tensor(1.0), "t1": lib.ones(2), "t2": lib.ones(2, 2)}
+        start, end = (made.get(b, b) for b in bounds)
+        return _error(lambda: getattr(lib, fname)(start, end, 3))
+
+    t = run(torch)
+    assert t is not None and run(dyngrad) == t

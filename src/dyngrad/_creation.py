@@ -789,6 +789,19 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     return _finish(arr.astype(npd), requires_grad)
 
 
+def check_0d_bounds(fname: str, start, end) -> None:
+    """linspace/logspace take tensor bounds with no dimensions only; torch names the tensors among them.
+
+    Raises:
+        RuntimeError: ``linspace only supports 0-dimensional start and end tensors, but got start with 1
+            dimension(s) and end with 0 dimension(s).`` (only the tensor one named when the other is a number).
+    """
+    dims = [(name, v._data.ndim) for name, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(n for _, n in dims):
+        got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims)
+        raise RuntimeError(f"{fname} only supports 0-dimensional start and end tensors, but got {got}.")
+
+
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, computed as torch's CPU kernel does.
@@ -799,6 +812,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     is not complex then.
     """
     _check_device(device)
+    check_0d_bounds("linspace", start, end)
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")

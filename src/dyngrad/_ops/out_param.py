@@ -5,11 +5,28 @@ from __future__ import annotations
 import warnings
 
 from .._backend import xp
-from .._dtype import scalar_type_name
+from .._dtype import from_numpy, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def c_type_name(npd) -> str:
+    """The C++ element type torch prints for a dtype (``float``, ``long int``, ``c10::complex<double>``)."""
+    from .._tensor import _C_TYPE_NAMES
+
+    return _C_TYPE_NAMES[from_numpy(npd).name]
+
+
+# ops whose out= must have the result's dtype exactly (no cast), with torch's message for the two dtypes
+_EXACT_DTYPE = {
+    "gather": lambda want, got: (
+        f"Expected out tensor to have dtype {c_type_name(want)}, but got {c_type_name(got)} instead"),
+    "complex": lambda want, got: (
+        f"Expected object of scalar type {scalar_type_name(want)} but got scalar type {scalar_type_name(got)} "
+        "for argument 'out'"),
+}
 
 
 def check_out_autograd(name: str, out, *inputs) -> None:
@@ -48,6 +65,8 @@ def write_out(result: Tensor, out, name: str | None = None, inputs: tuple = ()) 
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     values = result._data
     dst = out._data
+    if name in _EXACT_DTYPE and dst.dtype != values.dtype:
+        raise RuntimeError(_EXACT_DTYPE[name](values.dtype, dst.dtype))
     if type(dst) is xp.ndarray:
         check_out_overlap(name, out, values.shape, inputs)
     if _CATEGORY[values.dtype.kind] > _CATEGORY[dst.dtype.kind]:
@@ -143,15 +162,25 @@ def _byte_bounds(a) -> tuple[int, int]:
     return lo, hi + a.itemsize
 
 
+def _root(a):
+    """The object that holds ``a``'s memory, at the end of its chain of bases."""
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    return a
+
+
 def _overlaps(out: Tensor, shape: tuple, other: Tensor) -> str | None:
     """torch's ``get_overlap_status(out, other)`` as "full", "partial" or None (none, or too hard to tell),
     with ``out`` as it is once resized to ``shape`` (contiguous from its first element when the shape changes)."""
     if out is other:
         return "full"
     a, b = out._data, other._data
-    if type(b) is not xp.ndarray or not a.size or not b.size or not xp.may_share_memory(a, b):
+    if type(b) is not xp.ndarray or not a.size or not b.size:
         return None
     resized = a.shape != shape
+    # a resized out stays in its storage (torch grows the storage in place): it may overlap what shares the buffer
+    if not (_root(a) is _root(b) if resized else xp.may_share_memory(a, b)):
+        return None
     if not _dense(b) or not (resized or _dense(a)):
         return None
     a_lo, a_hi = _byte_bounds(a)
