@@ -339,7 +339,7 @@ class Converter:
             return dyngrad.device(str(x))
         if isinstance(x, (torch.memory_format, torch.layout)):
             name = str(x).removeprefix("torch.")
-            if not hasattr(dyngrad, name):  # sparse layouts
+            if not hasattr(dyngrad, name):  # a memory format or layout dyngrad lacks
                 raise Unconvertible(f"torch.{name} (dyngrad has only dense, strided tensors)")
             return getattr(dyngrad, name)
         if isinstance(x, torch.Generator):
