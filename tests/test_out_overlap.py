@@ -127,6 +127,24 @@ def test_out_is_written(case):
     np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
 
 
+_UNDER_AUTOGRAD = {
+    "cat": lambda lib, x: lib.cat([x, x], out=lib.zeros(4)),
+    "acos": lambda lib, x: lib.acos(x, out=lib.zeros(2)),
+    "bernoulli": lambda lib, x: lib.bernoulli(x * 0.5, out=lib.zeros(2)),
+    "kthvalue": lambda lib, x: lib.kthvalue(x, 1, out=(lib.zeros(()), lib.zeros((), dtype=lib.int64))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_UNDER_AUTOGRAD))
+def test_out_refused_under_autograd(case):
+    texts = []
+    for lib in (torch, dyngrad):
+        with pytest.raises(RuntimeError) as info:
+            _UNDER_AUTOGRAD[case](lib, lib.ones(2, requires_grad=True))
+        texts.append(str(info.value))
+    assert texts[1] == texts[0]
+
+
 def test_lu_out_tuple_length():
     for lib in (torch, dyngrad):
         with pytest.raises(TypeError, match="^expected tuple of 2 elements but got 1$"):

@@ -577,13 +577,13 @@ def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     name = CALLED.get(key, key.rpartition(".")[2])
+    inputs = tensors_in(args, kwargs)  # (those in a list too: cat's)
     if out is not None:
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        check_out_autograd(name, outs[0], *args, *outs[1:])
+        check_out_autograd(name, outs[0], *inputs, *outs[1:])
     result = fn(*args, **kwargs)
     if out is None:
         return result
-    inputs = tensors_in(args, kwargs)
     if isinstance(result, tuple):
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
