@@ -211,3 +211,19 @@ def test_linspace_tensor_bounds_with_dims(fname, bounds):
 
     t = run(torch)
     assert t is not None and run(dyngrad) == t
+
+
+def test_fills_of_an_expanded_tensor():
+    """torch's zero_ and fill_(number) do not check for overlap: they write an expanded tensor's memory; the
+    arithmetic in-place ops refuse it."""
+    results = []
+    for lib in (torch, dyngrad):
+        base = lib.zeros(5)
+        x = base[1:4].expand(2, 3)
+        x.fill_(7.0)
+        first = base.tolist()
+        x.zero_()
+        with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to"):
+            x.add_(1)
+        results.append((first, base.tolist(), x._version))
+    assert results[1] == results[0]

@@ -292,10 +292,24 @@ class CopyBackwards(Op):
         return (g * 0 if self.needs_input_grad(0) else None, g)
 
 
+def _writable(a):
+    """``a`` itself, or, for a read-only view (an expanded tensor's), a writable array on the same memory: torch's
+    fills (zero_, fill_ with a number) take an expanded tensor, writing each shared element once per position."""
+    if a.flags.writeable or type(a) is not xp.ndarray:
+        return a
+    root = a
+    while type(root.base) is xp.ndarray:
+        root = root.base
+    if not root.flags.writeable or not root.flags.c_contiguous:
+        return a
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return xp.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
 def zero_(t: Tensor) -> Tensor:
     if (not _state.enabled or not t._requires_grad) and t._fw_grad is None:
         _check_inplace_allowed(t) if _state.enabled else None
-        t._data[...] = 0
+        _writable(t._data)[...] = 0
         t._vc[0] += 1
         return t
     return inplace(t, lambda a: apply(ZeroBackward0, (a,)))
@@ -325,6 +339,14 @@ def fill_(t: Tensor, value) -> Tensor:
     from .complex_support import check_scalar_fits
 
     check_scalar_fits(value, t._data.dtype)
+    if not t._data.flags.writeable and not (_state.enabled and t._requires_grad) and t._fw_grad is None:
+        # an expanded tensor: torch's fill kernel does not check for overlap (see _writable)
+        _check_inplace_allowed(t) if _state.enabled else None
+        dst = _writable(t._data)
+        if dst is not t._data:
+            dst[...] = value
+            t._vc[0] += 1
+            return t
     return inplace(t, lambda a: apply(FillBackward2, (a,), (value,)))
 
 
