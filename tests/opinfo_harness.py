@@ -279,17 +279,26 @@ _FLOAT8 = frozenset((torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fn
                      torch.float8_e8m0fnu))
 
 
-def _storage_copy(t: torch.Tensor) -> np.ndarray:
-    """A NumPy copy of ``t`` with ``t``'s strides (non-contiguous and expanded layouts kept)."""
+def _storage_copy(t: torch.Tensor, storages: dict | None = None) -> np.ndarray:
+    """A NumPy copy of ``t`` with ``t``'s strides (non-contiguous and expanded layouts kept).
+
+    ``storages``: the copies made so far, by torch storage and dtype; tensors of one storage then share one
+    copy, as views of it (an error input's out= tensor that overlaps an input)."""
     t = t.detach()
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     if t.numel() == 0:
-        return np.empty(tuple(t.shape), dtype=t.numpy().dtype)
+        # (never t.numpy(): it makes t's storage unresizable, and torch's out= then fails to resize it)
+        return np.empty(tuple(t.shape), dtype=torch.empty(0, dtype=t.dtype).numpy().dtype)
     if t.dim() > 64:
         raise Unconvertible(f"a {t.dim()}-dimensional tensor (NumPy arrays have at most 64 dimensions)")
     n = t.untyped_storage().nbytes() // t.element_size()
-    flat = t.as_strided((n,), (1,), 0).numpy().copy()  # the whole storage, from its start
+    key = (t.untyped_storage().data_ptr(), n, t.dtype)
+    flat = None if storages is None else storages.get(key)
+    if flat is None:
+        flat = t.as_strided((n,), (1,), 0).clone().numpy()  # the whole storage, from its start
+        if storages is not None:
+            storages[key] = flat
     item = flat.itemsize
     return np.lib.stride_tricks.as_strided(flat[t.storage_offset():], tuple(t.shape), tuple(s * item for s in t.stride()))
 
@@ -310,8 +319,10 @@ def _dataclass_counterpart(x):
 class Converter:
     """torch sample values -> dyngrad values; the same torch tensor gives the same dyngrad tensor."""
 
-    def __init__(self) -> None:
+    def __init__(self, share_storage: bool = False) -> None:
         self.tensors: dict[int, tuple] = {}  # id(torch tensor) -> (torch tensor, dyngrad tensor)
+        # with share_storage, torch tensors of one storage become dyngrad tensors of one NumPy buffer
+        self.storages: dict | None = {} if share_storage else None
 
     def __call__(self, x):
         if isinstance(x, torch.Tensor):
@@ -333,7 +344,7 @@ class Converter:
             return dyngrad.device(str(x))
         if isinstance(x, (torch.memory_format, torch.layout)):
             name = str(x).removeprefix("torch.")
-            if not hasattr(dyngrad, name):  # sparse layouts
+            if not hasattr(dyngrad, name):  # a memory format or layout dyngrad lacks
                 raise Unconvertible(f"torch.{name} (dyngrad has only dense, strided tensors)")
             return getattr(dyngrad, name)
         if isinstance(x, torch.Generator):
@@ -368,9 +379,9 @@ class Converter:
             raise Unconvertible(f"a {t.device.type} tensor (dyngrad runs on the CPU only)")
         dtype = _dtype(t.dtype)
         if t.dtype in _FLOAT8:  # neither library takes float8 NumPy arrays: the bytes, viewed as the float8 type
-            d = dyngrad.from_numpy(_storage_copy(t.view(torch.uint8))).view(dtype)
+            d = dyngrad.from_numpy(_storage_copy(t.view(torch.uint8), self.storages)).view(dtype)
         else:
-            d = dyngrad.from_numpy(_storage_copy(t))
+            d = dyngrad.from_numpy(_storage_copy(t, self.storages))
         assert d.dtype is dtype
         if t.requires_grad:
             d.requires_grad_(True)
@@ -816,7 +827,7 @@ def run_error_inputs(opinfo) -> Line:
 
 
 def _run_error_input(index: int, s, opinfo, fn, check: Check) -> None:
-    conv = Converter()
+    conv = Converter(share_storage=True)  # out= tensors that overlap an input must overlap it in dyngrad too
     try:
         d_args, d_kwargs = conv((s.input, *s.args)), conv(s.kwargs)
     except Unconvertible as e:

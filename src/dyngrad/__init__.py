@@ -115,7 +115,7 @@ from ._ops.shape import (
 )
 from ._tensor import (  # noqa: E402
     Size, Tensor, channels_last, channels_last_3d, contiguous_format, device, layout, memory_format, preserve_format,
-    strided,
+    strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged, _mkldnn,  # noqa: F401
 )
 from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions

@@ -19,6 +19,7 @@ from ._backend import generator, xp
 from ._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
 from ._tensor import Tensor, _tp_name, wrap
 from ._tensor import preserve_format as _PRESERVE
+from ._tensor import strided as _strided
 
 FLOAT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 COPY_CONSTRUCT_WARNING = (
@@ -333,11 +334,15 @@ def _finish(arr, requires_grad: bool) -> Tensor:
     return t
 
 
-def _check_device(device) -> None:
+def _check_device(device, layout=None) -> None:
+    """The CPU only (torch's error for another device), and the strided layout only: dyngrad has no sparse
+    tensors (torch.sparse_coo, sparse_csr, ... are there so that code naming them runs up to here)."""
     if device is not None:
         from ._tensor import require_cpu
 
         require_cpu(device)
+    if layout is not None and layout is not _strided:
+        raise NotImplementedError(f"dyngrad has only dense, strided tensors: layout={layout} is not supported")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -461,18 +466,18 @@ def _float_dtype(dtype):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    _check_device(device)
+    _check_device(device, layout)
     return _finish(xp.zeros(_shape_of(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    _check_device(device)
+    _check_device(device, layout)
     return _finish(xp.ones(_shape_of(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, memory_format=None,
           pin_memory: bool = False) -> Tensor:
-    _check_device(device)
+    _check_device(device, layout)
     return _finish(xp.empty(_shape_of(size, "empty"), dtype=_float_dtype(dtype)), requires_grad)
 
 
@@ -548,7 +553,7 @@ def _full_array(shape, fill_value, npd):
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value (bool, int64, default float)."""
-    _check_device(device)
+    _check_device(device, layout)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_tp_name(size)}")
     shape = _size((size,), "full") if size else ()
@@ -684,7 +689,7 @@ def _random_shape(size: tuple, name: str) -> tuple:
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
          pin_memory: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
-    _check_device(device)
+    _check_device(device, layout)
     g, npd = _rng(generator), _float_dtype(dtype)
     if _dtype._limited_in_use[0]:
         _refuse_limited("check_uniform_bounds", npd, unsigned=False)
@@ -694,7 +699,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
           pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
-    _check_device(device)
+    _check_device(device, layout)
     g, npd = _rng(generator), _float_dtype(dtype)
     if _dtype._limited_in_use[0]:
         _refuse_limited("normal_kernel_cpu", npd, unsigned=False)
@@ -713,7 +718,7 @@ def _integers(g, low, high, shape, npd):
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
-    _check_device(device)
+    _check_device(device, layout)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     elif high is None:  # randint(high, size=size)
@@ -736,7 +741,7 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
 
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    _check_device(device)
+    _check_device(device, layout)
     npd = _dtype.to_numpy(dtype) if dtype is not None else xp.dtype(xp.int64)
     if npd.kind == "c":
         raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_type_name(npd)}'")
@@ -804,7 +809,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     if end is None and type(start) is int and start >= 0 and step == 1 and device is None and not requires_grad:
         if dtype is None or dtype is _dtype.int64:  # the common arange(n): no checks needed
             return wrap(xp.arange(start, dtype=xp.int64))
-    _check_device(device)
+    _check_device(device, layout)
     if end is None:
         start, end = 0, start
     if out is not None and dtype is None:  # arange_out computes in the out tensor's dtype
@@ -853,6 +858,19 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     return _finish(arr.astype(npd), requires_grad)
 
 
+def check_0d_bounds(fname: str, start, end) -> None:
+    """linspace/logspace take tensor bounds with no dimensions only; torch names the tensors among them.
+
+    Raises:
+        RuntimeError: ``linspace only supports 0-dimensional start and end tensors, but got start with 1
+            dimension(s) and end with 0 dimension(s).`` (only the tensor one named when the other is a number).
+    """
+    dims = [(name, v._data.ndim) for name, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(n for _, n in dims):
+        got = " and ".join(f"{name} with {n} dimension(s)" for name, n in dims)
+        raise RuntimeError(f"{fname} only supports 0-dimensional start and end tensors, but got {got}.")
+
+
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end``, computed as torch's CPU kernel does.
@@ -862,7 +880,8 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     integers. A complex bound gives the default complex dtype; RuntimeError (torch's text) when ``dtype``
     is not complex then.
     """
-    _check_device(device)
+    _check_device(device, layout)
+    check_0d_bounds("linspace", start, end)
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -899,7 +918,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
 
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:
-    _check_device(device)
+    _check_device(device, layout)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

@@ -168,6 +168,15 @@ class layout:
 
 
 strided = layout("strided")
+# torch's other layouts: dyngrad makes no tensors of them (a factory given one raises NotImplementedError), but
+# code may name them (``layout=torch.sparse_coo`` given to a function that refuses it with torch's error)
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")
+_mkldnn = layout("_mkldnn")
 
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")

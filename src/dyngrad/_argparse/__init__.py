@@ -454,6 +454,8 @@ def checked(key: str, fn, method: bool = False):
     if most is None:
         most = 1 << 30
     by_name = _keyword_types(parsed, fn)
+    if "out" in by_name and not _takes_out(fn):
+        del by_name["out"]  # out= goes the slow way, to _call_with_out
     fits = {}  # (number of positional arguments, *keyword names) -> whether some signature takes those names
 
     def slow(args, kwargs, error):
@@ -623,14 +625,39 @@ def _by_keyword(fn) -> frozenset:
 
 @functools.cache
 def _takes_out(fn) -> bool:
-    """Whether the op function has an ``out`` parameter of its own (or takes any keyword)."""
+    """Whether the op function handles ``out=`` itself: it has an ``out`` parameter that its code reads (or it
+    takes any keyword). An op written with ``out=None`` in its signature only, and a factory (a ``layout``
+    parameter: torch takes the dtype from ``out``, not handled here) that ignores it, are neither."""
     import inspect
 
     try:
-        params = inspect.signature(fn).parameters.values()
+        params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return True
-    return any(p.name == "out" or p.kind is p.VAR_KEYWORD for p in params)
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return True
+    if "out" not in params:
+        return False
+    return "layout" in params or _reads_out(fn)
+
+
+def _reads_out(fn) -> bool:
+    """Whether the code of ``fn`` (or of the function it wraps) uses its parameter ``out``."""
+    import dis
+
+    code = getattr(fn, "__code__", None)
+    while code is not None and "out" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
+        fn = getattr(fn, "__wrapped__", None)
+        code = getattr(fn, "__code__", None)
+    if code is None:
+        return True  # not a Python function: as before, trusted to handle it
+    if "out" in code.co_cellvars:  # read by a nested function
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith(("LOAD_FAST", "STORE_FAST", "DELETE_FAST")) and (
+                ins.argval == "out" or (isinstance(ins.argval, tuple) and "out" in ins.argval)):
+            return True
+    return False
 
 
 @functools.cache
@@ -641,23 +668,24 @@ def _has_out(key: str) -> bool:
 def _call_with_out(key: str, fn, args: tuple, kwargs: dict):
     """``out=`` for an op written without it: the result is computed, then written into ``out`` as torch's
     out= variants do (_ops/out_param.py: dtype kept, resized with torch's warning, refused under autograd)."""
-    from .._ops.out_param import check_out_autograd, write_out
+    from .._ops.out_param import check_out_autograd, tensors_in, write_out
 
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     name = CALLED.get(key, key.rpartition(".")[2])
+    inputs = tensors_in(args, kwargs)  # (those in a list too: cat's)
     if out is not None:
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        check_out_autograd(name, outs[0], *args, *outs[1:])
+        check_out_autograd(name, outs[0], *inputs, *outs[1:])
     result = fn(*args, **kwargs)
     if out is None:
         return result
     if isinstance(result, tuple):
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
-        written = [write_out(r, o) for r, o in zip(result, out)]
+        written = [write_out(r, o, key, inputs) for r, o in zip(result, out)]
         return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
-    return write_out(result, out)
+    return write_out(result, out, key, inputs)
 
 
 def _tensor_only(parsed, i: int) -> bool:

@@ -290,7 +290,13 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     """input / max(norm(input, p, dim), eps) expanded: DivBackward0 on top, as torch."""
     n = _norm(input, p, dim, keepdim=True)
     denom = pw.where_(wrap(n._data >= eps), n, wrap(xp.asarray(eps, dtype=n._data.dtype)))
-    return input / sh.expand(denom, input._data.shape)
+    if out is None:
+        return input / sh.expand(denom, input._data.shape)
+    from .out_param import check_out_autograd, write_out
+
+    # torch: torch.div(input, denom.expand_as(input), out=out)
+    check_out_autograd("div", out, input, denom)
+    return write_out(input / sh.expand(denom, input._data.shape), out, "div", (input, denom))
 
 
 # ------------------------------------------------------------------ registration

@@ -19,6 +19,7 @@ from ..autograd.forward_ad import STATE as _fw
 from ..autograd.forward_ad import _register as _fw_register
 from ..autograd.grad_mode import _state
 from ..autograd.graph import SavedResult, new_node
+from .out_param import _PARTIAL, _overlaps
 from .registry import Op, apply, edge, register
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # ("V": bfloat16)
@@ -78,7 +79,7 @@ def _write(t: Tensor, values) -> None:
         )
     if _CATEGORY[values.dtype.kind] > _CATEGORY[dst.dtype.kind]:
         raise RuntimeError(f"result type {_type_name(values.dtype)} can't be cast to the desired output type {_type_name(dst.dtype)}")
-    if not dst.flags.writeable:
+    if not dst.flags.writeable or (not dst.flags.c_contiguous and _zero_stride(dst)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation."
@@ -87,6 +88,21 @@ def _write(t: Tensor, values) -> None:
         dst[()] = values
     else:
         dst[...] = values
+
+
+def _zero_stride(a) -> bool:
+    """torch's internal overlap: a dimension of size > 1 with stride 0 (a writable one: as_strided, from_numpy)."""
+    return any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+
+
+def _check_partial_overlap(t: Tensor, args) -> None:
+    """TensorIterator's ``assert_no_partial_overlap`` of the written tensor ``t`` with each tensor it reads:
+    ``a[1:].add_(a[:-1])`` is refused (``a.add_(a)`` is taken). Only views can share memory, so tensors that
+    own theirs are passed over at the cost of two attribute reads."""
+    for a in args:
+        if type(a) is Tensor and a is not t and (a._data.base is not None or t._data.base is not None) \
+                and type(t._data) is xp.ndarray and _overlaps(t, t._data.shape, a) == "partial":
+            raise RuntimeError(_PARTIAL)
 
 
 def direct(t: Tensor, other, ufunc) -> bool:
@@ -106,6 +122,14 @@ def direct(t: Tensor, other, ufunc) -> bool:
         src = other._data
         if src.dtype is not dst.dtype or not dst.flags.writeable:
             return False
+        if src.base is not None or dst.base is not None:  # views: of one buffer, they may overlap
+            rs, rd = src, dst
+            while type(rs.base) is xp.ndarray:
+                rs = rs.base
+            while type(rd.base) is xp.ndarray:
+                rd = rd.base
+            if rs is rd and other is not t:
+                return False  # the general path checks the overlap
         if src.shape != dst.shape:
             try:
                 if xp.broadcast_shapes(src.shape, dst.shape) != dst.shape:
@@ -127,6 +151,8 @@ def direct(t: Tensor, other, ufunc) -> bool:
 
 def inplace(t: Tensor, compute, *args) -> Tensor:
     """Run ``compute(t, *args)`` out of place and write the result into ``t``."""
+    if args:
+        _check_partial_overlap(t, args)
     if _state.enabled:
         if _fw.batching and t._requires_grad and t._grad_fn is None:
             _check_batched_write(t, args)  # torch's vmap refuses the write before autograd looks at the leaf
@@ -268,13 +294,27 @@ class CopyBackwards(Op):
         return (g * 0 if self.needs_input_grad(0) else None, g)
 
 
+def _writable(a):
+    """``a`` itself, or, for a read-only view (an expanded tensor's), a writable array on the same memory: torch's
+    fills (zero_, fill_ with a number) take an expanded tensor, writing each shared element once per position."""
+    if a.flags.writeable or type(a) is not xp.ndarray:
+        return a
+    root = a
+    while type(root.base) is xp.ndarray:
+        root = root.base
+    if not root.flags.writeable or not root.flags.c_contiguous:
+        return a
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return xp.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
 def zero_(t: Tensor) -> Tensor:
     if (not _state.enabled or not t._requires_grad) and t._fw_grad is None:
         _check_inplace_allowed(t) if _state.enabled else None
         if _limited_in_use[0] and t._data.dtype.itemsize == 1:  # float8: torch clears the bytes (0 is NaN in e8m0fnu)
-            t._data.view(xp.uint8)[...] = 0
+            _writable(t._data).view(xp.uint8)[...] = 0
         else:
-            t._data[...] = 0
+            _writable(t._data)[...] = 0
         t._vc[0] += 1
         return t
     return inplace(t, lambda a: apply(ZeroBackward0, (a,)))
@@ -304,6 +344,14 @@ def fill_(t: Tensor, value) -> Tensor:
     from .complex_support import check_scalar_fits
 
     check_scalar_fits(value, t._data.dtype)
+    if not t._data.flags.writeable and not (_state.enabled and t._requires_grad) and t._fw_grad is None:
+        # an expanded tensor: torch's fill kernel does not check for overlap (see _writable)
+        _check_inplace_allowed(t) if _state.enabled else None
+        dst = _writable(t._data)
+        if dst is not t._data:
+            dst[...] = value
+            t._vc[0] += 1
+            return t
     return inplace(t, lambda a: apply(FillBackward2, (a,), (value,)))
 
 

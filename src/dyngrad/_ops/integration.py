@@ -221,10 +221,9 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
 
     Raises RuntimeError for negative steps or tensors with dims (torch's texts)."""
     T = _torch()
-    for name, v in (("start", start), ("end", end)):
-        if isinstance(v, Tensor) and v.ndim != 0:
-            raise RuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got {name} with "
-                               f"{v.ndim} dimension(s).")
+    from .._creation import check_0d_bounds
+
+    check_0d_bounds("logspace", start, end)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     if steps < 0:

@@ -269,10 +269,16 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None): 
         "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.)")
     _check_lu_input(A, "torch.lu", pivot)
     lu_, pivots, info = _apply_saving_outputs(LinalgLuFactorExBackward0, (A,))
+    result = (lu_, pivots, info) if get_infos else (lu_, pivots)
     if not get_infos:
         _raise_zero_pivot(info._data, "torch.linalg.lu_factor_ex")
-        return lu_, pivots
-    return lu_, pivots, info
+    if out is None:
+        return result
+    from .out_param import write_out
+
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):  # torch.functional.lu's check
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    return tuple(write_out(r, o, "lu", (A,)) for r, o in zip(result, out))
 
 
 # ================================================================== unpack

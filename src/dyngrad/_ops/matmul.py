@@ -797,7 +797,12 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     m, n = _prod([sa[i] for i in free1]), _prod([sb[i] for i in free2])
     t1 = a.permute(*(free1 + w1)).reshape(m, csize)
     t2 = b.permute(*(w2 + free2)).reshape(csize, n)
-    return mm(t1, t2).reshape(tuple(sa[i] for i in free1) + tuple(sb[i] for i in free2))
+    result = mm(t1, t2).reshape(tuple(sa[i] for i in free1) + tuple(sb[i] for i in free2))
+    if out is None:
+        return result
+    from .out_param import write_out
+
+    return write_out(result, out, "tensordot", (a, b))  # (torch's tensordot_out takes inputs that require grad)
 
 
 
