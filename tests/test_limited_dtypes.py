@@ -65,14 +65,10 @@ UINT_EXPRS = [
 ]
 
 
-# floor_divide's integer path is in _ops/pointwise.py, which this change could not edit (see docs/differences.md):
-# it still computes on uint16/32/64 where torch raises "div_floor_cpu" not implemented
-_KNOWN_DIFFERENT = {"a // b"}
 
 
 @pytest.mark.parametrize("name", UINTS)
-@pytest.mark.parametrize("expr", [pytest.param(e, marks=pytest.mark.xfail(strict=True, reason="floor_divide on uint"))
-                                  if e in _KNOWN_DIFFERENT else e for e in UINT_EXPRS])
+@pytest.mark.parametrize("expr", UINT_EXPRS)
 def test_unsigned_ops(name, expr):
     values = ([1, 2, 300], [5, 1, 7])
     env = {k: (torch.tensor(v, dtype=getattr(torch, name)), dyngrad.tensor(v, dtype=getattr(dyngrad, name)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from .._backend import constant, xp
-from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS
+from .._dtype import FLOATING_KINDS, FLOATING_OR_COMPLEX_KINDS, LIMITED_NP, _limited_in_use
 from .._tensor import Tensor, wrap
 from . import complex_support as cs
 from ._promote import OperandTypeError, operand_error, prepare, reflected
@@ -951,6 +951,10 @@ def floor_divide(input, other):  # noqa: A002
     if kind == "b" or kind == "c":
         raise cs.kernel_error("div_floor_cpu", npd)
     if kind in "iu":
+        if _limited_in_use[0] and npd in LIMITED_NP:  # uint16/32/64: torch has no floor-division kernel
+            from .limited_dtypes import not_implemented
+
+            raise not_implemented("div_floor_cpu", npd)
         if xp.any(xp.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError")
         return wrap(xp.asarray(xp.floor_divide(x, y)))
