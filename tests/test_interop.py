@@ -64,21 +64,9 @@ NUMPY_OPERANDS = [
 ]
 
 
-# Known differences: Tensor.__radd__/__rmul__ still take an ndarray (dyngrad's backward code multiplies arrays by
-# Parameters through them, pointwise.py's backward_arrays): ``array + t`` computes where torch raises.
-KNOWN = {"a + t", "a * t", "ai + ti", "ai * ti", "np.array(2.0) * t", "np.ones(2) + t", "np.array(2.5) * ti",
-         "np.ones(2, np.float32) + t64", "t.__radd__(a)", "t.__rmul__(a)", "a += t", "a *= t"}
-
-
-@pytest.mark.parametrize("code", [c for c in NUMPY_OPERANDS if c not in KNOWN])
+@pytest.mark.parametrize("code", NUMPY_OPERANDS)
 def test_numpy_operands(code):
     assert _outcome(dyngrad, code) == _outcome(torch, code)
-
-
-@pytest.mark.parametrize("code", sorted(KNOWN))
-def test_known_numpy_differences_still_differ(code):
-    inplace = "=" in code and "==" not in code
-    assert _outcome(dyngrad, code, inplace) != _outcome(torch, code, inplace), f"{code} matches torch now: drop it from KNOWN"
 
 
 @pytest.mark.parametrize("code", [

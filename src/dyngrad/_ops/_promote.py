@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from .._dtype import FLOATING_OR_COMPLEX_KINDS, default_float_np, result_type
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor
 
 
 def _scalar_ok(kind: str, value) -> bool:
@@ -91,10 +91,6 @@ def _number(value):
     if t is float or t is int or t is bool:
         return value
     if t is np.ndarray:
-        # (a reflected operator still takes it, unlike torch's: dyngrad's own backward code multiplies arrays
-        # by tensor subclasses, ``g * parameter``, through Parameter.__rmul__ (pointwise.py's backward_arrays))
-        if sys._getframe(2).f_code.co_name[:3] == "__r":
-            return wrap(value)
         raise OperandTypeError(f"unsupported operand type(s): 'Tensor' and '{t.__name__}'")
     if t is np.bool_ or t is np.complex64:
         return float(value)

@@ -28,8 +28,9 @@ from .registry import Op, apply, register
 
 
 def _array(value):
-    """A saved input as an array (Python scalars stay as they are)."""
-    return value._data if type(value) is Tensor else value
+    """A saved input as an array (Python scalars stay as they are; a Parameter or other subclass is unwrapped
+    too: ``array * parameter`` would reach Parameter.__rmul__, which refuses an ndarray as torch's does)."""
+    return value._data if isinstance(value, Tensor) else value
 
 
 @register
