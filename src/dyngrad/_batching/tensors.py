@@ -184,3 +184,21 @@ def levels_of(tensors) -> dict:
         if isinstance(t, Tensor):
             out.update(levels(t._data))
     return out
+
+
+def batched_as(like: Tensor, t: Tensor) -> Tensor:
+    """``t`` (a new tensor made by ``like.new_zeros(...)``, ``new_ones``, ``new_empty``, ``new_full``) batched over
+    every vmap level of ``like``, its values repeated for each sample: torch's batching rule for the new_* factories
+    (BatchRulesFactory.cpp's NEW_BLAH_BATCH_RULE) makes a tensor of the batch size in front of the requested shape,
+    so the result is a batched tensor (in-place ops and "different" random fills work on it per sample)."""
+    import numpy as np
+
+    have = levels(like._data)
+    if not have:
+        return t
+    order = sorted(have)
+    data = np.ascontiguousarray(np.broadcast_to(t._data, tuple(have[lv] for lv in order) + t._data.shape))
+    for lv in order:  # the lowest level's batch dim first
+        data = BatchedArray(data, 0, lv)
+    t._data = data
+    return t
