@@ -151,3 +151,33 @@ def test_view_of_a_copy_batched_at_1():
             lib.func.vmap(lambda v: v.clone().view(-1), in_dims=1)(lib.zeros(3, 4, 5))
     out = [lib.func.vmap(lambda v: v.clone().reshape(-1) * 2, in_dims=1)(lib.tensor(P)) for lib in (dyngrad, torch)]
     assert_same_tensor(*out)
+
+
+@pytest.mark.parametrize("in_dims", [0, 1, 2])
+def test_copies_own_their_memory(in_dims):
+    """A copy that keeps the physical layout is still a copy: writing into it leaves the input alone, and in-place
+    ops on it record gradients in its layout (values and gradients as torch's)."""
+    base = np.random.default_rng(5).standard_normal((4, 3, 2)).transpose(2, 0, 1)  # a physical array not in C order
+    ct = np.random.default_rng(6).standard_normal((2, 3, 4))
+    results = []
+    for lib in (torch, dyngrad):
+        x = lib.from_numpy(base.copy().transpose(1, 2, 0).copy().transpose(2, 0, 1)).requires_grad_(True)
+
+        def f(v, lib=lib):
+            y = v.clone()
+            y.mul_(2)
+            z = (v * 1).t().clone()
+            z[0] = 0.5
+            w = v.sin()  # (keeps the batch dim where v has it)
+            w.mul_(v)
+            u = v.cos()
+            u[..., 0] = 0.5
+            return y + v, z.sum(0), lib.nn.functional.elu(v * 1, inplace=True), w, u
+
+        outs = lib.func.vmap(f, in_dims=in_dims)(x)
+        cts = [lib.from_numpy(ct.reshape(-1)[: o.numel()].reshape(tuple(o.shape)).copy()) for o in outs]
+        results.append((outs, lib.autograd.grad(outs, x, cts)[0]))
+    (t_outs, t_grad), (d_outs, d_grad) = results
+    for d, t in zip(d_outs, t_outs):
+        assert_same_tensor(d, t)
+    assert_same_tensor(d_grad, t_grad, what="grad")

@@ -325,7 +325,7 @@ def copy_in_layout(p):
     order = iteration_order(p.shape, p.strides)
     if order == tuple(range(p.ndim)):
         return np.array(p, copy=True, order="C")
-    return np.ascontiguousarray(p.transpose(order)).transpose(np.argsort(order))
+    return np.array(p.transpose(order), copy=True, order="C").transpose(np.argsort(order))
 
 
 def _logically_contiguous(a) -> bool:

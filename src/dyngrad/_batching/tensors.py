@@ -202,3 +202,29 @@ def batched_as(like: Tensor, t: Tensor) -> Tensor:
         data = BatchedArray(data, 0, lv)
     t._data = data
     return t
+
+
+def copy_keeping_layout(data):
+    """A copy of the batched array ``data`` on a physical array laid out as its own (batch dims where they are)."""
+    from .array import from_layout, layout, physical
+    from .op_rules import copy_in_layout
+
+    return from_layout(copy_in_layout(physical(data)), layout(data))
+
+
+def output_as(node, output_nr: int, data) -> None:
+    """An in-place op wrote its result into the batched array ``data`` and ``node`` becomes its history: the
+    node's output ``output_nr`` takes the layout of ``data`` (the gradients of its consumers come laid out as
+    ``data``'s physical array, whatever layout the op's own output had)."""
+    from .array import layout, physical
+
+    out_layouts = getattr(node, "_out_layouts", None)
+    if out_layouts is None:
+        return
+    lay = layout(data)
+    if out_layouts[output_nr] == lay:
+        return
+    p = physical(data)
+    node._out_layouts = out_layouts[:output_nr] + (lay,) + out_layouts[output_nr + 1:]
+    meta = node._meta
+    node._meta = meta[:output_nr] + ((p.shape, meta[output_nr][1]),) + meta[output_nr + 1:]
