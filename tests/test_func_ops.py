@@ -366,12 +366,8 @@ def test_ops_without_batching_rule() -> None:
 # NumPy functions and ops that still run once per sample inside backward formulas under vmap in this sweep
 # (docs/func.md): the goal is none.
 BACKWARD_WITHOUT_RULE = {
-    "delete": "det's backward at singular matrices (np.delete in the adjugate)",
     "embedding_bag.padding_idx_backward": "torch's vmap loops embedding_bag's forward too",
-    "fft": "irfftn/irfft2 backward: an FFT gufunc called with a length",
-    "ifft": "hfftn/hfft2 backward: an FFT gufunc called with a length",
-    "irfft": "irfft backward", "rfft_n_even": "irfft/hfft backward", "rfft_n_odd": "irfft/hfft backward",
-    "gather_backward": "gather's scatter-add of the gradient",
+
     "grid_sampler2_d_backward": "grid_sample's backward", "grid_sampler3_d_backward": "grid_sample's backward",
     "linalg_vector_norm_backward": "masked.norm's backward",
     "max_pool2_d_with_indices_backward_backward": "max-pooling's double backward",

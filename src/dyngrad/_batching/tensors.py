@@ -193,13 +193,18 @@ def batched_as(like: Tensor, t: Tensor) -> Tensor:
     so the result is a batched tensor (in-place ops and "different" random fills work on it per sample)."""
     import numpy as np
 
-    have = levels(like._data)
-    if not have:
+    have, own = levels(like._data), levels(t._data)
+    missing = sorted(lv for lv in have if lv not in own)  # (a backward's scratch allocation may be batched already)
+    if not missing:
         return t
-    order = sorted(have)
-    data = np.ascontiguousarray(np.broadcast_to(t._data, tuple(have[lv] for lv in order) + t._data.shape))
-    for lv in order:  # the lowest level's batch dim first
-        data = BatchedArray(data, 0, lv)
+    data = t._data
+    if type(data) is not BatchedArray:
+        data = np.ascontiguousarray(np.broadcast_to(data, tuple(have[lv] for lv in missing) + data.shape))
+        for lv in missing:  # the lowest level's batch dim first
+            data = BatchedArray(data, 0, lv)
+    else:
+        for lv in missing:
+            data = add_level(np.broadcast_to(data[None], (have[lv],) + tuple(data.shape)), 0, lv).copy()
     t._data = data
     return t
 
