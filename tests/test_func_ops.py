@@ -367,12 +367,6 @@ def test_ops_without_batching_rule() -> None:
 # (docs/func.md): the goal is none.
 BACKWARD_WITHOUT_RULE = {
     "embedding_bag.padding_idx_backward": "torch's vmap loops embedding_bag's forward too",
-
-    "grid_sampler2_d_backward": "grid_sample's backward", "grid_sampler3_d_backward": "grid_sample's backward",
-    "linalg_vector_norm_backward": "masked.norm's backward",
-    "max_pool2_d_with_indices_backward_backward": "max-pooling's double backward",
-    "max_pool3_d_with_indices_backward": "3-d max-pooling's backward",
-    "max_unpool2_d_backward": "max_unpool's backward", "max_unpool3_d_backward": "max_unpool's backward",
     "segment_reduce_backward": "_segment_reduce's backward",
 }
 

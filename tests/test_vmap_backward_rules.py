@@ -30,6 +30,12 @@ def _run(lib, fn, arrays, dims, grad_of):
     return out, grads, loops
 
 
+def _zero_sample(shape):
+    x = RNG.standard_normal(shape)
+    x[1, 0] = 0  # one sample's row of zeros: the norm's gradient takes its zero branch there only
+    return x
+
+
 def _masked_det(lib, x, m):
     return lib.linalg.det(x * m)
 
@@ -57,6 +63,16 @@ CASES = {
                                          [RNG.standard_normal((3, 4, 5)), RNG.integers(0, 3, (2, 4, 2))], (1, 1), (0,)),
     "take_along_dim_index_per_sample": (lambda lib, x, i: lib.take_along_dim(x, i, 1),
                                         [RNG.standard_normal((3, 4, 5)), RNG.integers(0, 5, (3, 4, 2))], (0, 0), (0,)),
+    "vector_norm_zero_sample": (lambda lib, x: lib.linalg.vector_norm(x, dim=-1), [_zero_sample((3, 2, 4))], (0,), (0,)),
+    "grid_sample_some_taps_outside": (
+        lambda lib, x, grid: lib.nn.functional.grid_sample(x, grid, align_corners=False),
+        [RNG.standard_normal((3, 1, 2, 4, 5)), np.stack([RNG.uniform(-0.9, 0.9, (1, 3, 2, 2)),
+                                                         RNG.uniform(-1.6, 1.6, (1, 3, 2, 2)),
+                                                         RNG.uniform(-0.9, 0.9, (1, 3, 2, 2))])], (0, 0), (0, 1)),
+    "max_pool3d": (lambda lib, x: lib.nn.functional.max_pool3d(x, 2, stride=1, padding=1),
+                   [RNG.standard_normal((3, 1, 3, 3, 4))], (0,), (0,)),
+    "adaptive_max_pool3d_in_dim_1": (lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x, (2, 1, 2)),
+                                     [RNG.standard_normal((1, 3, 2, 3, 4))], (1,), (0,)),
 }
 
 
