@@ -74,6 +74,15 @@ CASES = {
     "adaptive_max_pool3d_in_dim_1": (lambda lib, x: lib.nn.functional.adaptive_max_pool3d(x, (2, 1, 2)),
                                      [RNG.standard_normal((1, 3, 2, 3, 4))], (1,), (0,)),
 }
+TIES = np.round(RNG.standard_normal((2, 3, 6)), 0)  # integer values: ties in every reduction
+SCATTER_INDEX = np.array([0, 1, 0, 2, 1, 0])
+for _reduce in ("amax", "amin", "prod"):
+    CASES[f"scatter_reduce_{_reduce}_ties"] = (
+        lambda lib, a, s, r=_reduce: a.scatter_reduce(0, lib.from_numpy(SCATTER_INDEX.copy()), s, r), [*TIES], (0, 0),
+        (0, 1))
+    CASES[f"index_reduce_{_reduce}_ties_in_dim_1"] = (
+        lambda lib, a, s, r=_reduce: a.index_reduce(0, lib.from_numpy(SCATTER_INDEX.copy()), s, r, include_self=False),
+        [TIES[0].T.copy(), TIES[1]], (1, 0), (0, 1))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
