@@ -751,31 +751,46 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
 
 
 def _like_order(t: Tensor, memory_format):
-    """The strides of ``empty_like(t)``: t's own when it is dense (preserve_format), else contiguous."""
-    a = t._data
+    """The strides of ``empty_like(t)`` (None for contiguous) and whether they are contiguous: under preserve_format
+    t's own when it is dense, else dense strides in t's order (torch's infer_dense_strides)."""
     if memory_format is None or memory_format is _PRESERVE:
-        if a.ndim and not a.flags.c_contiguous and a.size and _kernels.is_dense(a):
-            return a.strides, False
+        from ._batching.randomness import dense_strides
+
+        strides = dense_strides(t._data)
+        if strides is not None:
+            return strides, False
     return None, True
+
+
+def _like_random(t: Tensor, memory_format, npd, draw):
+    """The values of ``rand_like(t)`` and friends: ``draw(shape, contiguous)`` (numbers for a tensor of ``shape`` in
+    torch's fill order) placed for ``empty_like(t)``'s strides; under vmap by torch's randomness rule for them
+    (_batching/randomness.py's ``like_for``)."""
+    from ._batching import context
+
+    def placed(shape, strides):
+        values = draw(shape, strides is None)
+        return values if strides is None else _kernels.arrange(values.ravel(), shape, strides)
+
+    if context.STATE.stack:
+        from ._batching.randomness import like_for
+
+        preserve = memory_format is None or memory_format is _PRESERVE
+        return like_for(t._data, lambda shape, strides: placed(shape, strides if preserve else None))
+    return placed(t._data.shape, _like_order(t, memory_format)[0])
 
 
 def rand_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    strides, _ = _like_order(t, memory_format)
-    values = _vmap_draw(lambda s: _uniform(generator(), s, npd), shape)
-    if strides is not None:
-        values = _kernels.arrange(values.ravel(), shape, strides)
+    values = _like_random(t, memory_format, npd, lambda s, c: _uniform(generator(), s, npd))
     return _finish(values, requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     shape, npd = _like(t, dtype, device)
-    strides, contiguous = _like_order(t, memory_format)
-    values = _vmap_draw(lambda s: _normal(generator(), s, npd, contiguous=contiguous), shape)
-    if strides is not None:
-        values = _kernels.arrange(values.ravel(), shape, strides)
+    values = _like_random(t, memory_format, npd, lambda s, c: _normal(generator(), s, npd, contiguous=c))
     return _finish(values, requires_grad)
 
 
@@ -784,10 +799,7 @@ def randint_like(t: Tensor, low=0, high=None, *, dtype=None, layout=None, device
     if high is None:
         low, high = 0, low
     shape, npd = _like(t, dtype, device)
-    strides, _ = _like_order(t, memory_format)
-    values = _vmap_draw(lambda s: _integers(generator(), low, high, s, npd), shape)
-    if strides is not None:
-        values = _kernels.arrange(values.ravel(), shape, strides)
+    values = _like_random(t, memory_format, npd, lambda s, c: _integers(generator(), low, high, s, npd))
     return _finish(values, requires_grad)
 
 

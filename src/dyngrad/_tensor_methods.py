@@ -278,28 +278,37 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
+def _batched_as(self, t):
+    """Under vmap, a new_* factory of a batched tensor gives a batched tensor (torch's batching rule)."""
+    if type(self._data) is np.ndarray:
+        return t
+    from ._batching.tensors import batched_as
+
+    return batched_as(self, t)
+
+
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
     from ._creation import zeros
 
-    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _batched_as(self, zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad))
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     from ._creation import ones
 
-    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _batched_as(self, ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad))
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
     from ._creation import full
 
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _batched_as(self, full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad))
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     from ._creation import empty
 
-    return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _batched_as(self, empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad))
 
 
 def _cpu(self, *args, **kwargs):

@@ -304,6 +304,65 @@ def _masked_scatter(op, arrays, params):
     return _wrap_front(out, order)
 
 
+def _clone(op, arrays, params):
+    """clone() of a batched tensor (torch's clone_batch_rule): under preserve_format a copy of the physical array
+    in its own layout (as empty_like keeps strides), each batch dim where it was, so that a random fill of the copy
+    walks the memory as torch's does; ``contiguous()`` / ``clone(memory_format=torch.contiguous_format)`` move the
+    batch dims to the front (torch's rule for contiguous_format)."""
+    (a,) = arrays
+    if type(a) is not BatchedArray:
+        return op.forward(a, *params)
+    asked = _asked_contiguous()
+    if asked == "clone" or (asked == "contiguous" and not _logically_contiguous(a)):
+        return op.forward(a, *params)  # a C-ordered copy, batch dims first
+    from .array import from_layout, layout, physical
+
+    return from_layout(copy_in_layout(physical(a)), layout(a))
+
+
+def copy_in_layout(p):
+    """A copy of the array ``p`` whose memory is laid out in the order of ``p``'s strides (torch's empty_like under
+    preserve_format: the same strides for a dense array), as a view of a C-contiguous array (so that as_strided
+    finds its storage as torch's)."""
+    from .._random_kernels import iteration_order
+
+    order = iteration_order(p.shape, p.strides)
+    if order == tuple(range(p.ndim)):
+        return np.array(p, copy=True, order="C")
+    return np.array(p.transpose(order), copy=True, order="C").transpose(np.argsort(order))
+
+
+def _logically_contiguous(a) -> bool:
+    """torch's ``is_contiguous()`` of a batched tensor: its logical strides (the physical ones without any batch
+    dim) are C-contiguous, dims of size 1 aside; then ``contiguous()`` keeps the layout (torch returns the tensor)."""
+    step = a.itemsize
+    for n, st in zip(reversed(a.shape), reversed(a.strides)):
+        if n != 1:
+            if st != step:
+                return False
+            step *= n
+    return True
+
+
+def _asked_contiguous():
+    """What asked the clone running for contiguous memory: "contiguous" (``contiguous()``), "clone"
+    (``clone(memory_format=torch.contiguous_format)``) or None (CloneBackward0 has no parameter saying it; found from
+    the frames)."""
+    import sys
+
+    from .._tensor import contiguous_format
+
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get("__name__", "").startswith("dyngrad."):
+        name = f.f_code.co_name
+        if name == "contiguous":
+            return "contiguous"
+        if name == "clone" and f.f_locals.get("memory_format") is contiguous_format:
+            return "clone"
+        f = f.f_back
+    return None
+
+
 def _torch_loops(op, arrays, params):
     """An op torch's vmap has no rule for (it runs the op once per sample, with its performance warning): the
     same loop and warning (fill with a number or a 0-d tensor, embedding_bag)."""
@@ -314,6 +373,12 @@ def _torch_loops(op, arrays, params):
     if level < 0:
         return op.forward(*arrays, *params)
     return loop_forward(op, arrays, params, level)
+
+
+def registry_op(name: str) -> type:
+    from .._ops import registry
+
+    return registry.REGISTRY[name]
 
 
 def load() -> dict:
@@ -347,6 +412,7 @@ def load() -> dict:
 
     RULES[grid_sample.GridSampler2DBackward0] = _first_dims_batch
     RULES[grid_sample.GridSampler3DBackward0] = _first_dims_batch
+    RULES[registry_op("CloneBackward0")] = _clone
     RULES[conv.Im2ColBackward0] = _first_dim_batch
     RULES[conv.Col2ImBackward0] = _first_dim_batch
     _load_elementwise()

@@ -160,12 +160,23 @@ def accumulate(ufunc, inputs: tuple, kwargs: dict, level: int):
 
 
 def gufunc(ufunc, inputs: tuple, kwargs: dict, level: int):
-    """A generalized ufunc (``vecdot``, ``matvec``): core dims last, loop dims broadcast as elementwise."""
-    if kwargs.get("out") is not None or "axes" in kwargs or "axis" in kwargs:
+    """A generalized ufunc (``vecdot``, ``matvec``, pocketfft's transforms): core dims last (or where ``axes``
+    puts them), loop dims broadcast as elementwise, the batch dim in front of them; an ``out`` batched at this
+    level is written through its physical view."""
+    out = kwargs.get("out")
+    outs = out if type(out) is tuple else (out,)
+    if "axis" in kwargs or (out is not None and not all(type(o) is BatchedArray and o.level == level for o in outs)):
         return loop(ufunc, inputs, kwargs, level, ufunc.__name__)
-    core = [len([d for d in part.split(",") if d]) for part in ufunc.signature.split("->")[0][1:-1].split("),(")]
+    parts_in, parts_out = ufunc.signature.split("->")
+    core = [_core_count(part) for part in parts_in[1:-1].split("),(")]
     loops = [_ndim(x) - c for x, c in zip(inputs, core)]
     m = max(loops)
+    axes = kwargs.get("axes")
+    if axes is not None:  # core dims counted from the end, so that the batch dim and padding in front keep them
+        core_out = [_core_count(part) for part in parts_out[1:-1].split("),(")]
+        ndims = [_ndim(x) for x in inputs] + [m + c for c in core_out]
+        kwargs["axes"] = [tuple(a - nd if a >= 0 else a for a in (ax if isinstance(ax, (tuple, list)) else (ax,)))
+                          for ax, nd in zip(axes, ndims)]
     phys = []
     for x, k in zip(inputs, loops):
         if type(x) is BatchedArray and x.level == level:
@@ -175,7 +186,16 @@ def gufunc(ufunc, inputs: tuple, kwargs: dict, level: int):
             phys.append(v)
         else:
             phys.append(x)
+    if out is not None:
+        kwargs["out"] = tuple(move_front(o.value, o.bdim) for o in outs)
+        ufunc(*phys, **kwargs)
+        return out
     return BatchedArray(ufunc(*phys, **kwargs), 0, level)
+
+
+def _core_count(part: str) -> int:
+    """The number of core dims in one operand of a gufunc signature ("n", "n,m", "" or "()")."""
+    return len([d for d in part.strip("()").split(",") if d])
 
 
 def matmul(a, b, kwargs: dict, level: int):

@@ -184,3 +184,52 @@ def levels_of(tensors) -> dict:
         if isinstance(t, Tensor):
             out.update(levels(t._data))
     return out
+
+
+def batched_as(like: Tensor, t: Tensor) -> Tensor:
+    """``t`` (a new tensor made by ``like.new_zeros(...)``, ``new_ones``, ``new_empty``, ``new_full``) batched over
+    every vmap level of ``like``, its values repeated for each sample: torch's batching rule for the new_* factories
+    (BatchRulesFactory.cpp's NEW_BLAH_BATCH_RULE) makes a tensor of the batch size in front of the requested shape,
+    so the result is a batched tensor (in-place ops and "different" random fills work on it per sample)."""
+    import numpy as np
+
+    have, own = levels(like._data), levels(t._data)
+    missing = sorted(lv for lv in have if lv not in own)  # (a backward's scratch allocation may be batched already)
+    if not missing:
+        return t
+    data = t._data
+    if type(data) is not BatchedArray:
+        data = np.ascontiguousarray(np.broadcast_to(data, tuple(have[lv] for lv in missing) + data.shape))
+        for lv in missing:  # the lowest level's batch dim first
+            data = BatchedArray(data, 0, lv)
+    else:
+        for lv in missing:
+            data = add_level(np.broadcast_to(data[None], (have[lv],) + tuple(data.shape)), 0, lv).copy()
+    t._data = data
+    return t
+
+
+def copy_keeping_layout(data):
+    """A copy of the batched array ``data`` on a physical array laid out as its own (batch dims where they are)."""
+    from .array import from_layout, layout, physical
+    from .op_rules import copy_in_layout
+
+    return from_layout(copy_in_layout(physical(data)), layout(data))
+
+
+def output_as(node, output_nr: int, data) -> None:
+    """An in-place op wrote its result into the batched array ``data`` and ``node`` becomes its history: the
+    node's output ``output_nr`` takes the layout of ``data`` (the gradients of its consumers come laid out as
+    ``data``'s physical array, whatever layout the op's own output had)."""
+    from .array import layout, physical
+
+    out_layouts = getattr(node, "_out_layouts", None)
+    if out_layouts is None:
+        return
+    lay = layout(data)
+    if out_layouts[output_nr] == lay:
+        return
+    p = physical(data)
+    node._out_layouts = out_layouts[:output_nr] + (lay,) + out_layouts[output_nr + 1:]
+    meta = node._meta
+    node._meta = meta[:output_nr] + ((p.shape, meta[output_nr][1]),) + meta[output_nr + 1:]

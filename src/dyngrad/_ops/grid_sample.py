@@ -18,6 +18,7 @@ import warnings
 from fractions import Fraction
 
 from .._backend import xp
+from .._batching.array import any_sample
 from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd.forward_ad import STATE as _fw_state
@@ -92,7 +93,7 @@ def _read(flat: Tensor, taps, spatial, out_shape) -> Tensor:
         pos = pos * size + xp.clip(t, 0, size - 1)
     key = xp.broadcast_to(pos.reshape(n, 1, -1), (n, c, pos[0].size))
     vals = gather(flat, 2, wrap(xp.ascontiguousarray(key))).reshape((n, c) + tuple(out_shape))
-    if inside is True or inside.all():
+    if inside is True or not any_sample(~inside):  # (every sample's taps inside: a mask of ones changes nothing)
         return vals
     return pw.mul(vals, wrap(inside[:, None].astype(flat._data.dtype)))
 

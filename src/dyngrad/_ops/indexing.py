@@ -368,8 +368,13 @@ def _wrapped_index(idx, n: int, dim: int, keep: bool = False):
     """
     if not idx.size:
         return idx
-    if int(idx.view(xp.uint64).max()) >= n:
-        bad = idx[(idx >= n) | (idx < 0)].reshape(-1)[0]
+    flat = idx
+    if type(flat) is not xp.ndarray:  # batched by vmap: every sample's indices at once
+        from .._batching.array import physical
+
+        flat = physical(flat)
+    if int(flat.view(xp.uint64).max()) >= n:
+        bad = flat[(flat >= n) | (flat < 0)].reshape(-1)[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
     return idx.copy() if keep else idx
 

@@ -163,11 +163,21 @@ def inplace(t: Tensor, compute, *args) -> Tensor:
             return _inplace_on_view(t, compute, args)
         if t._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args):
             # The node may save its input: give it a copy of the old values, not the memory about to change.
-            old = wrap(t._data.copy(), t._requires_grad, t._grad_fn)
+            data = t._data
+            if type(data) is xp.ndarray:
+                old = wrap(data.copy(), t._requires_grad, t._grad_fn)
+            else:  # batched: the copy keeps t's physical layout, which t's history gives gradients in
+                from .._batching.tensors import copy_keeping_layout
+
+                old = wrap(copy_keeping_layout(data), t._requires_grad, t._grad_fn)
             old._output_nr = t._output_nr
             old._fw_grad = t._fw_grad
             result = compute(old, *args)
             _write(t, result._data)
+            if type(data) is not xp.ndarray and result._grad_fn is not None:
+                from .._batching.tensors import output_as
+
+                output_as(result._grad_fn, result._output_nr, data)  # t's consumers send gradients in t's layout
             _take_tangent(t, result)
             _rebase(t, result._grad_fn, result._output_nr)
             t._requires_grad = result._requires_grad
@@ -496,7 +506,11 @@ def _inplace_on_view(t: Tensor, compute, args) -> Tensor:
     # below, before anything is written. Nothing saves it, so on plain arrays it may share the base's
     # memory (no copy of the whole base per in-place op on a slice of it).
     data = base._data
-    old_base = wrap(data if type(data) is xp.ndarray else data.copy(), base._requires_grad, base._grad_fn)
+    if type(data) is not xp.ndarray:  # batched: a copy in the base's physical layout, which its history's gradients have
+        from .._batching.tensors import copy_keeping_layout
+
+        data = copy_keeping_layout(data)
+    old_base = wrap(data, base._requires_grad, base._grad_fn)
     old_base._output_nr = base._output_nr
     old_base._fw_grad = base._fw_grad
     old_view = apply(AsStridedBackward0, (old_base,), (positions, base._data.shape))

@@ -400,16 +400,40 @@ class LinalgDetBackward0(Op):
     def backward(self, g):
         a, _ = self.saved()
         det = self.saved_result()
-        if a._data.size and xp.any(det._data == 0):
+        singular = xp.any(det._data == 0) if a._data.size else False
+        if type(singular) is not bool and type(singular) is not xp.bool_:  # batched by vmap: each sample's branch
+            from .._batching.array import physical
+
+            which = physical(singular)
+            if which.all():
+                singular = True
+            elif not which.any():
+                singular = False
+            else:  # some samples singular: both branches, each sample taking its own (as run one by one)
+                from .pointwise import where_ as where
+
+                mask = wrap(singular)
+                eye = wrap(xp.eye(a._data.shape[-1], dtype=a._data.dtype))
+                safe = where(mask, eye, a)  # (the invertible branch's inverse, never read for a singular sample)
+                regular = (g * conj(det)).unsqueeze(-1).unsqueeze(-1) * inv(safe).mH
+                return (where(mask, g.unsqueeze(-1).unsqueeze(-1) * wrap(_adjugate_h(a._data)), regular),)
+        if singular:
             return (g.unsqueeze(-1).unsqueeze(-1) * wrap(_adjugate_h(a._data)),)
         return ((g * conj(det)).unsqueeze(-1).unsqueeze(-1) * inv(a).mH,)
 
 
 def _adjugate_h(a):
-    """The adjugate's adjoint (the cofactor matrix, conjugated) of each matrix, via the SVD (valid when singular)."""
+    """The adjugate's adjoint (the cofactor matrix, conjugated) of each matrix, via the SVD (valid when singular):
+    U diag(prod_{j != i} S_j) V^H (det(U) det(V^H))^*, the products taken from both ends without division (torch's
+    prod_safe_zeros_backward, FunctionsManual.cpp)."""
     u, s, vh = xp.linalg.svd(a)
-    n = s.shape[-1]
-    others = xp.stack([xp.prod(xp.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1) if n else s
+    if s.shape[-1]:
+        ones = xp.ones_like(s[..., :1])
+        before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+        after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        others = before * after
+    else:
+        others = s
     alpha = xp.conj(xp.linalg.det(u) * xp.linalg.det(vh))
     return ((u * (alpha[..., None] * others)[..., None, :]) @ vh).astype(a.dtype)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 from .._backend import xp
+from .._batching.array import any_sample
 from .._dtype import FLOATING_KINDS
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import is_grad_enabled
@@ -120,9 +121,12 @@ def _scatter_flat3d(g, idx, in_shape):
     vol = in_shape[-3] * in_shape[-2] * in_shape[-1]
     planes = g.size // max(1, g.shape[-3] * g.shape[-2] * g.shape[-1]) if g.size else 0
     offs = (xp.arange(planes) * vol).reshape(g.shape[:-3] + (1, 1, 1))
-    inside = ((idx >= 0) & (idx < vol)).reshape(-1)
-    flat = (idx + offs).reshape(-1)[inside]
-    out = xp.bincount(flat, weights=g.reshape(-1)[inside], minlength=planes * vol)
+    flat = (idx + offs).reshape(-1)
+    weights = g.reshape(-1)
+    outside = ((idx < 0) | (idx >= vol)).reshape(-1)  # a window wholly in the padding has no element
+    if any_sample(outside):  # its gradient adds nothing: a zero at position 0 (no mask, so vmap batches it)
+        flat, weights = xp.where(outside, 0, flat), xp.where(outside, 0, weights)
+    out = xp.bincount(flat, weights=weights, minlength=planes * vol)
     return out.astype(g.dtype, copy=False).reshape(in_shape)
 
 

@@ -11,7 +11,6 @@ every sampling op (``self: zeros_like(grad)``), so a filled tensor in a graph se
 
 from __future__ import annotations
 
-import math
 import operator
 
 from .. import _backend
@@ -126,13 +125,7 @@ def _placed(t: Tensor, draw):
     if STATE.stack:  # under vmap: torch's randomness rules (_batching/randomness.py)
         from .._batching.randomness import fill_for
 
-        out = fill_for(a, lambda phys: _placed_array(phys, draw))  # "different": each sample its own numbers
-        if out is not None:
-            return out
-        if a.dtype.kind != "c":  # "same": one sample's numbers for the batch
-            from .._creation import _vmap_draw
-
-            return _vmap_draw(lambda s: xp.asarray(draw(math.prod(s), a.dtype, True)).reshape(s), tuple(a.shape))
+        return fill_for(a, lambda view: _placed_array(view, draw))
     return _placed_array(a, draw)
 
 
@@ -247,13 +240,7 @@ def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
 
             raise RuntimeError("vmap: inplace bernoulli" + _INPLACE_TAIL.format(where="in a vmap",
                                                                                 name="inplace bernoulli"))
-        if type(t._data) is not xp.ndarray or type(p._data) is not xp.ndarray:
-            from .._batching.randomness import aligned_physical, refuse_same
-
-            refuse_same(p._data)
-
-            values = _vmap_fill(t, lambda a: _bernoulli_array(g, aligned_physical(p._data, t._data), a.shape, npd,
-                                                              a.strides))
+        values = _vmap_fill(t, lambda a, probs: _bernoulli_array(g, probs, a.shape, npd, a.strides), p._data)
         if values is None:
             values = _bernoulli_array(g, p._data, shape, npd, t._data.strides)
         return inplace(t, lambda a, pp: apply(BernoulliBackward1, (a, pp), (values, p._data.shape, p._data.dtype)), p)
@@ -261,7 +248,7 @@ def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
     _no_complex(npd, "bernoulli_scalar_cpu_", t._data.size)
     g = _rng(generator)
-    values = _vmap_fill(t, lambda a: _bernoulli_array(g, p, a.shape, npd, a.strides))
+    values = _vmap_fill(t, lambda a: _bernoulli_array(g, p, a.shape, npd, a.strides), refuse_nested=True)
     if values is None:
         values = _bernoulli_array(g, p, shape, npd, t._data.strides)
     return _fill(t, BernoulliBackward2, values)
@@ -597,16 +584,16 @@ def _dense_strides(a):
     return dense_strides(a)
 
 
-def _vmap_fill(t: Tensor, fill):
-    """Under vmap, an in-place random fill of ``t`` by torch's randomness rules (_batching/randomness.py), else
-    None ("same" vmaps only, or none)."""
+def _vmap_fill(t: Tensor, fill, *others, refuse_nested: bool = False):
+    """Under vmap, an in-place random fill of ``t`` by torch's randomness rules (_batching/randomness.py's
+    ``fill_for``), else None."""
     from .._batching.context import STATE
 
     if not STATE.stack:
         return None
     from .._batching.randomness import fill_for
 
-    return fill_for(t._data, fill)
+    return fill_for(t._data, fill, *others, refuse_nested=refuse_nested)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,  # noqa: A002

@@ -20,6 +20,7 @@ import operator
 import warnings
 
 from .._backend import along_axis_key, broadcast_to, sum_to_axes, xp
+from .._batching.array import any_sample
 from .._dtype import FLOATING_OR_COMPLEX_KINDS, _limited_in_use
 from .._tensor import Tensor, _wrap_dim, wrap
 from . import complex_support as cs
@@ -893,7 +894,7 @@ class LinalgVectorNormBackward0(Op):
         if p == 2:
             zero = nd == 0
             ratio = a / norm
-            return (g * (where_(_const(zero), 0.0, ratio) if zero.any() else ratio),)
+            return (g * (where_(_const(zero), 0.0, ratio) if any_sample(zero) else ratio),)
         if math.isinf(p):
             mask = (xp.abs(ad) == nd) | xp.isnan(ad)
             count = mask.sum(axis=axes if ad.ndim else None, keepdims=True)
