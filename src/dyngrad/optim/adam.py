@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, lerp_, real_view
 
 
 def _check_adam_args(lr, eps, betas, weight_decay) -> None:
@@ -104,10 +104,10 @@ class Adam(Optimizer):
                 if decoupled:
                     pd *= 1 - lr * wd
                 else:
-                    g = g + wd * pd
+                    g = add_(g.copy(), pd, wd)  # torch's grad.add(param, alpha=wd)
             lerp_(m, g, 1 - beta1)
             v *= beta2
-            v += (1 - beta2) * g * g
+            addcmul_(v, g, g, 1 - beta2)
             step = float(step_t._data)
             bias_correction1 = 1 - beta1**step
             bias_correction2 = 1 - beta2**step

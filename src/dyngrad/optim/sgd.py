@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump
+from .optimizer import Optimizer, _bump, add_
 
 
 class SGD(Optimizer):
@@ -72,8 +72,10 @@ class SGD(Optimizer):
         wd, nesterov = group["weight_decay"], group["nesterov"]
         for p in params:
             g = self._grad(p, group)
+            # torch's grad.add(param, alpha=wd), buf.mul_(momentum).add_(grad, alpha=1 - dampening),
+            # grad.add(buf, alpha=momentum) and param.add_(grad, alpha=-lr), rounded as its kernels round them
             if wd != 0:
-                g = g + wd * p._data
+                g = add_(g.copy(), p._data, wd)
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
@@ -81,9 +83,9 @@ class SGD(Optimizer):
                     buf = wrap(g.copy())
                 else:
                     buf._data *= momentum
-                    buf._data += (1 - dampening) * g
+                    add_(buf._data, g, 1 - dampening)
                     _bump(buf)
                 state["momentum_buffer"] = buf
-                g = g + momentum * buf._data if nesterov else buf._data
-            p._data -= lr * g
+                g = add_(g.copy(), buf._data, momentum) if nesterov else buf._data
+            add_(p._data, g, -lr)
             _bump(p)
