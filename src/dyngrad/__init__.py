@@ -112,6 +112,7 @@ from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ._inference import is_inference  # noqa: E402,F401  (torch.is_inference)
 from . import autograd  # noqa: E402
 from . import fft, linalg, masked, nn, signal, special, viz  # noqa: E402

@@ -100,6 +100,30 @@ def _hook_handle(table: dict, hook, prepend: bool) -> RemovableHandle:
     return RemovableHandle(table, key)
 
 
+# ------------------------------------------------------------------ global module hooks
+# torch.nn.modules.module.register_module_forward_pre_hook / register_module_forward_hook: hooks every
+# module runs, before its own.
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: set = set()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """A forward pre-hook common to all modules, run before each module's own: ``hook(module, args)`` may
+    return new args (a tuple, or one value that becomes a 1-tuple). Returns a handle whose remove() drops it."""
+    return _hook_handle(_global_forward_pre_hooks, hook, False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    """A forward hook common to all modules, run before each module's own: ``hook(module, args, output)`` (or
+    ``hook(module, args, kwargs, output)`` with ``with_kwargs``) may return a new output. ``always_call`` is
+    accepted as torch's (dyngrad runs the hook after a forward that returned). Returns a removable handle."""
+    handle = _hook_handle(_global_forward_hooks, hook, False)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    return handle
+
+
 # ------------------------------------------------------------------ module backward hooks
 # Note [Module backward hooks]
 # As torch (torch.utils.hooks.BackwardHook): when a module has full backward hooks or backward
@@ -522,7 +546,10 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        for key, hook in list(self._forward_pre_hooks.items()):
+        pre_hooks = self._forward_pre_hooks.items()
+        if _global_forward_pre_hooks:  # register_module_forward_pre_hook's run first, as torch's
+            pre_hooks = (*_global_forward_pre_hooks.items(), *pre_hooks)
+        for key, hook in list(pre_hooks):
             if key in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -549,8 +576,11 @@ class Module:
             bw_hook = _BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
-        for key, hook in list(self._forward_hooks.items()):
-            if key in self._forward_hooks_with_kwargs:
+        hooks = self._forward_hooks.items()
+        if _global_forward_hooks:
+            hooks = (*_global_forward_hooks.items(), *hooks)
+        for key, hook in list(hooks):
+            if key in self._forward_hooks_with_kwargs or key in _global_forward_hooks_with_kwargs:
                 result = hook(self, args, kwargs, out)
             else:
                 result = hook(self, args, out)
