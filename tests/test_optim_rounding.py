@@ -12,6 +12,7 @@ import torch
 
 import dyngrad
 import dyngrad._tensor
+from conftest import both
 from dyngrad.optim.optimizer import add_, addcmul_, lerp_
 from test_optim import OPTIMIZERS, _run
 
@@ -91,3 +92,31 @@ def test_lbfgs_reads_losses_without_the_conversion_warning(monkeypatch):
         float((w * 2).sum())
     assert [str(x.message).split("\n")[0] for x in caught] == [
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."]
+
+
+def test_tensor_betas_step_as_torch():
+    """Tensor betas (torch accepts them) step with their values (they left the parameters alone)."""
+    out = []
+    for lib in (torch, dyngrad):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0, 0.5]))
+        opt = lib.optim.Adam([p], lr=0.1, betas=(lib.tensor(0.9), lib.tensor(0.99)))
+        for k in range(3):
+            p.grad = lib.tensor([0.3, -1.0, 2.0]) * (k + 1)
+            opt.step()
+        out.append(p.detach().numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, atol=1e-7)
+    assert not np.array_equal(out[1], np.array([1.0, -2.0, 0.5], dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(2))], lr=lib.tensor(0.01), foreach=True),
+        lambda lib: lib.optim.AdamW([lib.nn.Parameter(lib.ones(2))], lr=lib.tensor(0.01), foreach=True),
+        lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(2))], lr=lib.tensor([0.01, 0.02])),
+        lambda lib: lib.optim.NAdam([lib.nn.Parameter(lib.ones(2))], lr=lib.tensor([0.01, 0.02])),
+        lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=lib.tensor([0.01, 0.02])),
+    ],
+)
+def test_tensor_lr_errors(program):
+    both(program)

@@ -108,6 +108,25 @@ def addcmul_(a, t1, t2, value: float = 1):
     return a
 
 
+# hyperparameters torch accepts as 1-element tensors (lr, Adam's betas ...): the steps use their values
+_TENSOR_HYPERPARAMETERS = ("lr", "betas", "weight_decay", "momentum")
+
+
+def _holds_tensor(v) -> bool:
+    return isinstance(v, Tensor) or (type(v) is tuple and any(isinstance(x, Tensor) for x in v))
+
+
+def _with_scalar_hyperparameters(group: dict) -> dict:
+    def value(v):
+        if isinstance(v, Tensor):
+            return v.item()
+        if type(v) is tuple and any(isinstance(x, Tensor) for x in v):
+            return tuple(x.item() if isinstance(x, Tensor) else x for x in v)
+        return v
+
+    return {k: (value(group[k]) if k in _TENSOR_HYPERPARAMETERS else group[k]) for k in group}
+
+
 class Optimizer:
     """Base class for all optimizers, as ``torch.optim.Optimizer``.
 
@@ -268,8 +287,8 @@ class Optimizer:
                 loss = closure()
         for group in self.param_groups:
             params = [p for p in group["params"] if p._grad is not None]
-            if isinstance(group.get("lr"), Tensor):  # torch accepts a 1-element tensor lr (its steps use its value)
-                group = {**group, "lr": group["lr"].item()}
+            if any(_holds_tensor(group.get(k)) for k in _TENSOR_HYPERPARAMETERS):
+                group = _with_scalar_hyperparameters(group)
             self._update_group(group, params)
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, (), {})

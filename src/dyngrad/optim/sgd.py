@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from .._tensor import wrap
+from .._tensor import Tensor, wrap
 from .optimizer import Optimizer, _bump, add_
 
 
@@ -54,6 +54,8 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
