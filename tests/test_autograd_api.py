@@ -670,3 +670,22 @@ def test_grad_is_grads_batched_frees_the_graph_unless_retained() -> None:
         return first, second
 
     both(program)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode"),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True,
+                                                     create_graph=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True,
+                                                     strict=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="bogus"),
+        lambda lib: lib.autograd.functional.hessian(lambda x: (x**3).sum(), _x(lib), outer_jacobian_strategy="forward-mode"),
+        lambda lib: lib.autograd.functional.hessian(lambda x: (x**3).sum(), _x(lib), outer_jacobian_strategy="x"),
+    ],
+)
+def test_functional_jacobian_strategies(program) -> None:
+    """strategy="forward-mode": torch's conditions (vectorize=True, no create_graph, no strict) and texts."""
+    both(program)
