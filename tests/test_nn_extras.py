@@ -249,3 +249,25 @@ def test_global_module_forward_hooks() -> None:
         return log, doubled, net(lib.ones(1, 2))
 
     both(program)
+
+
+def _a_function(x):
+    return x
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.nn.Sequential(lib.nn.Linear(1, 1), lambda x: x),
+        lambda lib: lib.nn.Sequential(_a_function),
+        lambda lib: lib.nn.ModuleList([lib.nn.Linear(1, 1), "a"]),
+        lambda lib: lib.nn.ModuleList([1]),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.long)),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.bool)),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.bfloat16)).requires_grad,
+    ],
+)
+def test_container_and_parameter_type_errors(program) -> None:
+    """Non-modules named as torch.typename names them (a function by its own qualified name); an integer
+    Parameter refused with the Parameter constructor's text."""
+    both(program)

@@ -30,13 +30,19 @@ _TYPENAMES = {
 
 
 def typename(obj) -> str:
-    """torch.typename: ``torch.FloatTensor`` for a float32 tensor, else the qualified class name."""
+    """torch.typename: ``torch.FloatTensor`` for a float32 tensor; an object with a qualified name of its own (a
+    function, a class) by that name, as ``module.<lambda>``; any other object by its class's qualified name."""
     if isinstance(obj, Tensor):
         return _TYPENAMES.get(obj._data.dtype.name, "torch.Tensor")
-    module = getattr(type(obj), "__module__", "") or ""
+    if hasattr(obj, "__qualname__") or hasattr(obj, "__name__"):
+        module = getattr(obj, "__module__", "") or ""
+        qualname = getattr(obj, "__qualname__", None) or obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
     if module in ("", "builtins"):
-        return type(obj).__qualname__
-    return f"{module}.{type(obj).__qualname__}"
+        return qualname
+    return f"{module}.{qualname}"
 
 
 # torch's device types (the parser's list, in its order) and the errors of its CPU build
