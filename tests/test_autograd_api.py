@@ -583,3 +583,109 @@ def test_checkpoint_without_use_reentrant_warns_as_torch() -> None:
         return [(w.category.__name__, str(w.message)) for w in caught]
 
     both(program)
+
+
+def test_anomaly_trace_of_a_custom_function_and_under_the_runner(tmp_path) -> None:
+    """A custom Function's backward error under detect_anomaly warns with its forward trace, as torch's; the trace
+    shown under ``python -m dyngrad SCRIPT`` starts at the script, as ``python SCRIPT`` under torch does."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "bad_backward.py"
+    script.write_text(
+        "import warnings\n"
+        "import torch\n"
+        "class Bad(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 1\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * float('nan')\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    with torch.autograd.detect_anomaly():\n"
+        "        y = Bad.apply(torch.ones(1, requires_grad=True))\n"
+        "        try:\n"
+        "            y.backward()\n"
+        "        except RuntimeError as e:\n"
+        "            print(e)\n"
+        "    with torch.autograd.detect_anomaly():\n"
+        "        try:\n"
+        "            torch.zeros(1, requires_grad=True).sqrt().mul(0).backward()\n"
+        "        except RuntimeError as e:\n"
+        "            print(e)\n"
+        "for m in w[1:]:\n"
+        "    lines = str(m.message).splitlines()\n"
+        "    print(lines[0], [l.strip() for l in lines[1:3]])\n"
+    )
+    outs = []
+    for argv in ([sys.executable, str(script)], [sys.executable, "-m", "dyngrad", str(script)]):
+        run = subprocess.run(argv, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs.append(run.stdout)
+    assert outs[1] == outs[0]
+    assert "Error detected in BadBackward" in outs[0] and f'File "{script}", line 13' in outs[0]
+
+
+def test_is_anomaly_enabled_at_top_level() -> None:
+    def program(lib):
+        seen = [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        with lib.autograd.set_detect_anomaly(True, check_nan=False):
+            seen += [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        return seen + [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+
+    both(program)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.autograd.grad(_x(lib) ** 2, _x(lib), lib.eye(3, dtype=lib.float64), is_grads_batched=True),
+        lambda lib: lib.autograd.grad((lambda x: (x.sin() * 2).sum(0, keepdim=True) * x)(_x(lib)), _x(lib),
+                                      lib.eye(3, dtype=lib.float64), is_grads_batched=True),
+        lambda lib: (lambda x: lib.autograd.grad(x.exp() * x, x, lib.eye(3, dtype=lib.float64).reshape(3, 3),
+                                                 is_grads_batched=True, create_graph=True))(_x(lib)),
+        lambda lib: lib.autograd.grad(_x(lib) * 3, [_x(lib), _x(lib)], lib.eye(3, dtype=lib.float64),
+                                      is_grads_batched=True, allow_unused=True),
+        lambda lib: lib.autograd.grad(_x(lib) * 3, [_x(lib), _x(lib)], lib.eye(3, dtype=lib.float64),
+                                      is_grads_batched=True, materialize_grads=True),
+        lambda lib: lib.autograd.grad(_x(lib) * 3, [_x(lib), _x(lib)], lib.eye(3, dtype=lib.float64),
+                                      is_grads_batched=True),
+        lambda lib: lib.autograd.grad(_x(lib) ** 2, _x(lib), lib.ones(4, 2, dtype=lib.float64), is_grads_batched=True),
+    ],
+)
+def test_grad_is_grads_batched(program) -> None:
+    """is_grads_batched: one vector-Jacobian product per row of grad_outputs (it was ignored: a shape error)."""
+    both(program)
+
+
+def test_grad_is_grads_batched_frees_the_graph_unless_retained() -> None:
+    def program(lib):
+        x = _x(lib)
+        y = x.exp()
+        first = lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True, retain_graph=True)
+        second = lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)
+        lib.autograd.grad(y, x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)
+        return first, second
+
+    both(program)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode"),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True,
+                                                     create_graph=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="forward-mode", vectorize=True,
+                                                     strict=True),
+        lambda lib: lib.autograd.functional.jacobian(lambda x: x**3, _x(lib), strategy="bogus"),
+        lambda lib: lib.autograd.functional.hessian(lambda x: (x**3).sum(), _x(lib), outer_jacobian_strategy="forward-mode"),
+        lambda lib: lib.autograd.functional.hessian(lambda x: (x**3).sum(), _x(lib), outer_jacobian_strategy="x"),
+    ],
+)
+def test_functional_jacobian_strategies(program) -> None:
+    """strategy="forward-mode": torch's conditions (vectorize=True, no create_graph, no strict) and texts."""
+    both(program)

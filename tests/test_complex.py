@@ -267,3 +267,16 @@ def _leaf(lib, values):
     t = lib.tensor(np.asarray(values, dtype=np.float64), requires_grad=True)
     _LEAVES.append(t)
     return t
+
+
+_CAST_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128"]
+
+
+def test_can_cast_as_torch() -> None:
+    for a in _CAST_DTYPES:
+        for b in _CAST_DTYPES:
+            assert dyngrad.can_cast(getattr(dyngrad, a), getattr(dyngrad, b)) == torch.can_cast(
+                getattr(torch, a), getattr(torch, b)), (a, b)
+    both(lambda lib: lib.can_cast(1, lib.int64))
+    both(lambda lib: lib.can_cast(lib.float32, "int"))

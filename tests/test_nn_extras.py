@@ -224,3 +224,50 @@ def test_public_names_still_missing(module) -> None:
             continue  # a standard-library module torch's file imports
         missing.add(name)
     assert missing == STILL_MISSING[module]
+
+
+def test_global_module_forward_hooks() -> None:
+    """register_module_forward_pre_hook / register_module_forward_hook: every module runs them, before its own."""
+
+    def program(lib):
+        mm = importlib.import_module(f"{lib.__name__}.nn.modules.module")
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Tanh())
+        log = []
+        net[0].register_forward_hook(lambda m, a, o: log.append(("own", type(m).__name__)))
+        handles = [
+            mm.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__, len(a)))),
+            mm.register_module_forward_hook(lambda m, a, o: log.append(("post", type(m).__name__, tuple(o.shape)))),
+            mm.register_module_forward_hook(lambda m, a, k, o: log.append(("kw", sorted(k))), with_kwargs=True),
+        ]
+        net(lib.ones(1, 2))
+        for h in handles:
+            h.remove()
+        h = mm.register_module_forward_hook(lambda m, a, o: o * 2)
+        doubled = net(lib.ones(1, 2))
+        h.remove()
+        return log, doubled, net(lib.ones(1, 2))
+
+    both(program)
+
+
+def _a_function(x):
+    return x
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.nn.Sequential(lib.nn.Linear(1, 1), lambda x: x),
+        lambda lib: lib.nn.Sequential(_a_function),
+        lambda lib: lib.nn.ModuleList([lib.nn.Linear(1, 1), "a"]),
+        lambda lib: lib.nn.ModuleList([1]),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.long)),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.bool)),
+        lambda lib: lib.nn.Parameter(lib.ones(2, dtype=lib.bfloat16)).requires_grad,
+    ],
+)
+def test_container_and_parameter_type_errors(program) -> None:
+    """Non-modules named as torch.typename names them (a function by its own qualified name); an integer
+    Parameter refused with the Parameter constructor's text."""
+    both(program)

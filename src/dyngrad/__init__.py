@@ -121,6 +121,7 @@ from ._type_info import finfo, iinfo
 from ._tensor_str import get_printoptions, set_printoptions
 from .autograd import grad_mode as _grad_mode
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ._inference import is_inference  # noqa: E402,F401  (torch.is_inference)
 from . import autograd  # noqa: E402
 from . import fft, linalg, masked, nn, signal, special, viz  # noqa: E402
@@ -209,6 +210,24 @@ def promote_types(a, b):
     from ._dtype import promote_dtypes
 
     return promote_dtypes(a, b)
+
+
+def can_cast(from_, to) -> bool:
+    """Whether torch's type promotion may cast ``from_`` to ``to`` (torch.can_cast, c10's canCast): not complex to
+    non-complex, floating to integral, or anything but bool to bool; any other pair (a narrowing one too) may.
+
+    Raises:
+        TypeError: an argument that is not a dtype (torch's text).
+    """
+    for value, name, pos in ((from_, "from_", 1), (to, "to", 2)):
+        if not isinstance(value, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be torch.dtype, "
+                            f"not {type(value).__name__}")
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return not (from_ is not bool and to is bool)
 
 
 def __getattr__(name: str):

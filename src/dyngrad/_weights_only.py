@@ -101,9 +101,13 @@ for _name in ("torch.distributed.device_mesh.DeviceMesh", "torch.distributed.ten
 
 
 def _shown_name(full_path: str) -> str:
-    """How torch names a refused global: ``builtins.eval`` as ``eval``."""
+    """How torch names a refused global: ``builtins.eval`` as ``eval``; dyngrad's own classes (a whole module
+    saved by dyngrad) by their torch names, which is what the user's ``torch`` (``import dyngrad as torch``)
+    calls them in the add_safe_globals([...]) the message suggests."""
     if full_path.startswith("builtins."):
         return full_path[len("builtins."):]
+    if full_path.startswith("dyngrad."):
+        return "torch." + full_path[len("dyngrad."):]
     return full_path
 
 

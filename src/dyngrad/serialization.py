@@ -485,12 +485,14 @@ def _load_legacy(opened, name, restore, weights_only, pickle_module, pickle_load
 
     try:
         magic = small_pickle()
-    except EOFError:
-        raise EOFError(f"dyngrad.load: {name} is empty or truncated: no checkpoint in it") from None
-    except (pickle.UnpicklingError, KeyError, IndexError, ValueError, struct.error, TypeError, AttributeError):
-        magic = None
+    except EOFError:  # torch's texts: its weights-only unpickler's bare EOFError, pickle's own
+        raise EOFError("" if weights_only else "Ran out of input") from None
+    except pickle.UnpicklingError as e:
+        if weights_only:  # torch's weights-only unpickler refuses the first pickle itself (an unknown opcode...)
+            raise pickle.UnpicklingError(explain(str(e))) from None
+        raise  # pickle's own error, as torch's (other errors, such as a memo miss's KeyError, pass as they are)
     if magic != LEGACY_MAGIC_NUMBER:
-        raise RuntimeError(f"Invalid magic number; corrupt file? ({name} is not a checkpoint written by torch.save)")
+        raise RuntimeError("Invalid magic number; corrupt file?")
     protocol_version = small_pickle()
     if protocol_version != LEGACY_PROTOCOL_VERSION:
         raise RuntimeError(f"Invalid protocol version: {protocol_version}")

@@ -275,6 +275,9 @@ def grad(
     grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     roots, grads = _root_edges(outputs, grad_outputs, create_graph, for_grad=True)
     slots = _capture_slots(inputs)
     if any(type(g._data) is not _ndarray for g in grads):  # batched cotangents (jacrev, vjp under vmap)
@@ -296,6 +299,46 @@ def grad(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
+        result.append(g)
+    return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per slice of the grad_outputs' first
+    dimension, vectorised with vmap (one backward pass with batched cotangents), as torch does; an unused input's
+    gradient is None, or unbatched zeros with ``materialize_grads``, as torch's."""
+    from ..func import vmap
+
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(g, Tensor) and tuple(g.shape[1:]) != tuple(out.shape):
+            # torch's text shows the first slice's shape without its first dimension (g.shape[2:])
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {g[0].shape[1:]} and "
+                f"output[{i}] has a shape of {out.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap."
+            )
+    unused = []
+
+    def vjp(*gs):
+        gis = grad(outputs, inputs, gs, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+        unused[:] = [g is None for g in gis]
+        return tuple(g if g is not None else wrap(xp.zeros(())) for g in gis)  # vmap returns only tensors
+
+    batched = vmap(vjp)(*grad_outputs)
+    result = []
+    for i, (t, g, none) in enumerate(zip(inputs, batched, unused)):
+        if none:
+            if materialize_grads:
+                g = wrap(xp.zeros_like(t._data))
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            else:
+                g = None
         result.append(g)
     return tuple(result)
 

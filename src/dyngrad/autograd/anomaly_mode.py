@@ -9,6 +9,7 @@ check per op.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 import warnings
@@ -137,9 +138,17 @@ class set_detect_anomaly:
 def forward_stack() -> str:
     """The user's call stack at node creation (outermost first), without dyngrad's own frames."""
     frames = [(f, lineno) for f, lineno in traceback.walk_stack(sys._getframe(1))
-              if not is_dyngrad_module(f.f_globals.get("__name__"))]
+              if not is_dyngrad_module(f.f_globals.get("__name__")) and not _is_runner_frame(f.f_code.co_filename)]
     frames.reverse()
     return "".join(traceback.StackSummary.extract(frames).format())
+
+
+_RUNNER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
+
+
+def _is_runner_frame(filename: str) -> bool:
+    """``python -m dyngrad SCRIPT``'s own frames (its __main__, runpy's): ``python SCRIPT`` under torch has none."""
+    return filename == _RUNNER_FILE or filename.startswith("<frozen runpy")
 
 
 def warn_forward_trace(node) -> None:

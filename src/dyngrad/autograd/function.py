@@ -240,6 +240,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             results.append(t)
         node._meta = tuple(metas)
         node._save(results)
+        from . import anomaly_mode
+
+        if anomaly_mode._enabled:  # torch records a custom Function's forward trace too ("Error detected in ...")
+            node._anomaly_trace = anomaly_mode.forward_stack()
         return results[0] if single else tuple(results)
 
     @staticmethod

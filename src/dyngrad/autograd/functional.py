@@ -115,7 +115,18 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
-    """d func / d inputs, one reverse pass per output element; shapes ``out.shape + in.shape``."""
+    """d func / d inputs, one reverse pass per output element; shapes ``out.shape + in.shape``.
+
+    ``strategy="forward-mode"`` gives the same values; as torch's, it needs ``vectorize=True`` and refuses
+    ``create_graph`` and ``strict`` (torch's errors).
+    """
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
+            'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        _check_forward_strategy(create_graph, strict, vectorize)
     with enable_grad():
         is_tuple, ins = _prepare(inputs, create_graph)
         out_tuple, outs = _check_outputs(func(*ins))
@@ -151,9 +162,33 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     return tuple(rows)
 
 
+def _check_forward_strategy(create_graph: bool, strict: bool, vectorize: bool) -> None:
+    """torch's refusals for strategy="forward-mode" (its forward-AD Jacobian is vectorised only)."""
+    if create_graph:
+        raise NotImplementedError(
+            'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    if strict:
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not supported '
+            'together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+        )
+    if not vectorize:
+        raise NotImplementedError(  # (torch's text has no space between "is" and "only")
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
+            "`vectorize=True`."
+        )
+
+
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode"):
-    """The Hessian of a scalar function: the jacobian of its gradient."""
+    """The Hessian of a scalar function: the jacobian of its gradient (the outer one by
+    ``outer_jacobian_strategy``, with jacobian's conditions on forward mode)."""
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    if outer_jacobian_strategy == "forward-mode":
+        _check_forward_strategy(create_graph, strict, vectorize)
     is_tuple = not isinstance(inputs, Tensor)
 
     def gradient(*ins):

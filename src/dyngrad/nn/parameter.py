@@ -33,7 +33,9 @@ class Parameter(Tensor):
             self._vc = data._vc
         self._requires_grad = False
         if requires_grad:
-            self.requires_grad_(True)  # refuses integer dtypes with torch's text
+            if self._data.dtype.kind not in "fcV":  # (V: bfloat16) torch's _make_subclass text, not requires_grad_'s
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            self.requires_grad_(True)
         return self
 
     def __init__(self, data=None, requires_grad: bool = True) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, real_view
 
 
 class Adadelta(Optimizer):
@@ -75,17 +75,17 @@ class Adadelta(Optimizer):
             state["step"]._data += 1
             g, pd = real_view(self._grad(p, group)), real_view(p._data)
             if wd != 0:
-                g = g + wd * pd
+                g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             v, u = real_view(state["square_avg"]._data), real_view(state["acc_delta"]._data)
             v *= rho
-            v += (1 - rho) * g * g
+            addcmul_(v, g, g, 1 - rho)
             std = xp.sqrt(v + eps)
             delta = xp.sqrt(u + eps)
             delta /= std
             delta *= g
             u *= rho
-            u += (1 - rho) * delta * delta
-            pd += -lr * delta
+            addcmul_(u, delta, delta, 1 - rho)
+            add_(pd, delta, -lr)
             for t in state.values():
                 _bump(t)
             _bump(p)

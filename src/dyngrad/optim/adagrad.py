@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, real_view
 
 
 class Adagrad(Optimizer):
@@ -83,10 +83,10 @@ class Adagrad(Optimizer):
             step = float(state["step"]._data)
             g, pd = real_view(self._grad(p, group)), real_view(p._data)
             if wd != 0:
-                g = g + wd * pd
+                g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             s = real_view(state["sum"]._data)
-            s += g * g
+            addcmul_(s, g, g)
             pd += -clr * g / (xp.sqrt(s) + eps)
             for t in (p, state["step"], state["sum"]):
                 _bump(t)

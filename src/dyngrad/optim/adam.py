@@ -9,11 +9,13 @@
 from __future__ import annotations
 
 from .._backend import xp
-from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .._tensor import Tensor, wrap
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, lerp_, real_view
 
 
 def _check_adam_args(lr, eps, betas, weight_decay) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
     if not 0.0 <= eps:
@@ -76,6 +78,8 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False) -> None:
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check_adam_args(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
@@ -104,10 +108,10 @@ class Adam(Optimizer):
                 if decoupled:
                     pd *= 1 - lr * wd
                 else:
-                    g = g + wd * pd
+                    g = add_(g.copy(), pd, wd)  # torch's grad.add(param, alpha=wd)
             lerp_(m, g, 1 - beta1)
             v *= beta2
-            v += (1 - beta2) * g * g
+            addcmul_(v, g, g, 1 - beta2)
             step = float(step_t._data)
             bias_correction1 = 1 - beta1**step
             bias_correction2 = 1 - beta2**step

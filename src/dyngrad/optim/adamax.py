@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, lerp_, real_view
 
 
 class Adamax(Optimizer):
@@ -65,7 +65,7 @@ class Adamax(Optimizer):
             g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
             if wd != 0:
-                g = g + wd * pd
+                g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             m, u = real_view(state["exp_avg"]._data), real_view(state["exp_inf"]._data)
             lerp_(m, g, 1 - beta1)
             u *= beta2

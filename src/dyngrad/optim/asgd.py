@@ -16,7 +16,7 @@ from __future__ import annotations
 from .._backend import xp
 from .._dtype import get_default_dtype
 from .._tensor import wrap
-from .optimizer import Optimizer, _bump, _scalar_tensor, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, real_view
 
 
 class ASGD(Optimizer):
@@ -82,10 +82,10 @@ class ASGD(Optimizer):
             step_t, eta_t, mu_t, ax = state["step"], state["eta"], state["mu"], real_view(state["ax"]._data)
             step_t._data += 1
             if wd != 0:
-                g = g + wd * pd
+                g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             eta = float(eta_t._data)
             pd *= 1 - lambd * eta
-            pd -= eta * g
+            add_(pd, g, -eta)  # torch's param.add_(grad, alpha=-eta)
             mu = float(mu_t._data)
             if mu != 1:
                 ax += (pd - ax) * mu

@@ -322,7 +322,8 @@ class LBFGS(Optimizer):
                 if n_iter != max_iter:
                     # re-evaluate (not on the last iteration: the caller's next step() does)
                     with enable_grad():
-                        loss = float(closure())
+                        value = closure()
+                    loss = float(value)  # read in no_grad mode, as torch (no requires-grad conversion warning)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     ls_func_evals = 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, lerp_, real_view
 
 
 class NAdam(Optimizer):
@@ -83,7 +83,7 @@ class NAdam(Optimizer):
                 if decoupled:
                     pd *= 1 - lr * wd
                 else:
-                    g = g + wd * pd
+                    g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mp = state["mu_product"]._data
@@ -92,7 +92,7 @@ class NAdam(Optimizer):
             m, v = real_view(state["exp_avg"]._data), real_view(state["exp_avg_sq"]._data)
             lerp_(m, g, 1 - beta1)
             v *= beta2
-            v += (1 - beta2) * g * g
+            addcmul_(v, g, g, 1 - beta2)
             denom = xp.sqrt(v / bias_correction2) + eps
             mu_product_next = mu_product * mu_next
             pd += (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom

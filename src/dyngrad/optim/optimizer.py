@@ -15,6 +15,7 @@ from collections import OrderedDict, defaultdict
 
 from .._backend import xp
 from .._dtype import float32, float64, get_default_dtype
+from .._ops.cpu_rounding import fma
 from .._tensor import Tensor, wrap
 from ..autograd import profiler as _profiler
 from ..autograd.grad_mode import enable_grad
@@ -63,13 +64,67 @@ def real_view(a):
     return _real_view(a)
 
 
+def _fusable(a) -> bool:
+    return a.dtype == xp.float32 or a.dtype == xp.float64
+
+
 def lerp_(a, end, weight: float):
-    """``a.lerp_(end, weight)`` on arrays, with torch's two-branch formula (exact at both ends)."""
-    if weight < 0.5:
+    """``a.lerp_(end, weight)`` on arrays, with torch's two-branch formula (exact at both ends); for float32 and
+    float64 each branch is one fused multiply-add, as in torch's vectorised CPU kernel (``1 - weight`` is
+    computed in the dtype first)."""
+    if _fusable(a):
+        diff = end - a
+        if weight < 0.5:
+            a[...] = fma(diff, weight, a)
+        else:
+            a[...] = fma(diff, -(1 - a.dtype.type(weight)), end)
+    elif weight < 0.5:
         a += weight * (end - a)
     else:
         a[...] = end - (end - a) * (1 - weight)
     return a
+
+
+def add_(a, other, alpha: float):
+    """``a.add_(other, alpha=alpha)`` on arrays: torch's CPU kernel computes ``fma(other, alpha, a)`` (alpha
+    rounded to the dtype, one rounding), which differs from ``a + alpha * other`` in the last bit of about one
+    value in five."""
+    if alpha == 1:
+        a += other
+    elif _fusable(a):
+        a[...] = fma(other, alpha, a)
+    else:
+        a += alpha * other
+    return a
+
+
+def addcmul_(a, t1, t2, value: float = 1):
+    """``a.addcmul_(t1, t2, value=value)`` on arrays: torch's CPU kernel rounds ``value * t1``, then adds
+    ``that * t2`` to ``a`` in one fused multiply-add."""
+    if _fusable(a):
+        a[...] = fma(t1 if value == 1 else value * t1, t2, a)
+    else:
+        a += value * t1 * t2
+    return a
+
+
+# hyperparameters torch accepts as 1-element tensors (lr, Adam's betas ...): the steps use their values
+_TENSOR_HYPERPARAMETERS = ("lr", "betas", "weight_decay", "momentum")
+
+
+def _holds_tensor(v) -> bool:
+    return isinstance(v, Tensor) or (type(v) is tuple and any(isinstance(x, Tensor) for x in v))
+
+
+def _with_scalar_hyperparameters(group: dict) -> dict:
+    def value(v):
+        if isinstance(v, Tensor):
+            return v.item()
+        if type(v) is tuple and any(isinstance(x, Tensor) for x in v):
+            return tuple(x.item() if isinstance(x, Tensor) else x for x in v)
+        return v
+
+    return {k: (value(group[k]) if k in _TENSOR_HYPERPARAMETERS else group[k]) for k in group}
 
 
 class Optimizer:
@@ -232,6 +287,8 @@ class Optimizer:
                 loss = closure()
         for group in self.param_groups:
             params = [p for p in group["params"] if p._grad is not None]
+            if any(_holds_tensor(group.get(k)) for k in _TENSOR_HYPERPARAMETERS):
+                group = _with_scalar_hyperparameters(group)
             self._update_group(group, params)
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, (), {})
@@ -289,11 +346,11 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
-                if key == "step":
-                    return wrap(value._data.copy())
-                if param.is_floating_point():
-                    return wrap(value._data.astype(param._data.dtype, copy=True))
-                return wrap(value._data.copy())
+                # as torch's: `step` is kept as it is and the rest go through `.to(param.dtype)`, which gives the
+                # very tensor when its dtype already matches (optimizers loaded from one state dict share it)
+                if key != "step" and param.is_floating_point() and value._data.dtype != param._data.dtype:
+                    return wrap(value._data.astype(param._data.dtype))
+                return value
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _check_adam_args, _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, lerp_, real_view
 
 
 class RAdam(Optimizer):
@@ -75,11 +75,11 @@ class RAdam(Optimizer):
                 if decoupled:
                     pd *= 1 - lr * wd
                 else:
-                    g = g + wd * pd
+                    g = add_(g.copy(), pd, wd)  # rounded as torch's grad.add(param, alpha=wd)
             m, v = real_view(state["exp_avg"]._data), real_view(state["exp_avg_sq"]._data)
             lerp_(m, g, 1 - beta1)
             v *= beta2
-            v += (1 - beta2) * g * g
+            addcmul_(v, g, g, 1 - beta2)
             bias_correction1 = 1 - beta1**step
             bias_correction2 = 1 - beta2**step
             m_hat = m / bias_correction1

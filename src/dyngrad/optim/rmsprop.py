@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._backend import xp
 from .adam import _zeros_like
-from .optimizer import Optimizer, _bump, _scalar_tensor, lerp_, real_view
+from .optimizer import Optimizer, _bump, _scalar_tensor, add_, addcmul_, lerp_, real_view
 
 
 class RMSprop(Optimizer):
@@ -83,15 +83,17 @@ class RMSprop(Optimizer):
                     state["grad_avg"] = _zeros_like(p)
             g, pd = real_view(self._grad(p, group)), real_view(p._data)
             state["step"]._data += 1
+            # rounded as torch's grad.add(param, alpha=wd), square_avg.mul_(alpha).addcmul_(grad, grad, 1 - alpha),
+            # square_avg.addcmul(grad_avg, grad_avg, value=-1) and param.add_(buf, alpha=-lr)
             if wd != 0:
-                g = g + wd * pd
+                g = add_(g.copy(), pd, wd)
             sq = real_view(state["square_avg"]._data)
             sq *= alpha
-            sq += (1 - alpha) * g * g
+            addcmul_(sq, g, g, 1 - alpha)
             if centered:
                 ga = real_view(state["grad_avg"]._data)
                 lerp_(ga, g, 1 - alpha)
-                avg = xp.sqrt(sq + -1 * ga * ga)
+                avg = xp.sqrt(addcmul_(sq.copy(), ga, ga, -1))
             else:
                 avg = xp.sqrt(sq)
             avg += eps
@@ -99,7 +101,7 @@ class RMSprop(Optimizer):
                 buf = real_view(state["momentum_buffer"]._data)
                 buf *= momentum
                 buf += g / avg
-                pd += -lr * buf
+                add_(pd, buf, -lr)
             else:
                 pd += -lr * g / avg
             for t in state.values():

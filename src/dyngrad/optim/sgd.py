@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
-from .._tensor import wrap
-from .optimizer import Optimizer, _bump
+from .._tensor import Tensor, wrap
+from .optimizer import Optimizer, _bump, add_
 
 
 class SGD(Optimizer):
@@ -54,6 +54,8 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -72,8 +74,10 @@ class SGD(Optimizer):
         wd, nesterov = group["weight_decay"], group["nesterov"]
         for p in params:
             g = self._grad(p, group)
+            # torch's grad.add(param, alpha=wd), buf.mul_(momentum).add_(grad, alpha=1 - dampening),
+            # grad.add(buf, alpha=momentum) and param.add_(grad, alpha=-lr), rounded as its kernels round them
             if wd != 0:
-                g = g + wd * p._data
+                g = add_(g.copy(), p._data, wd)
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
@@ -81,9 +85,9 @@ class SGD(Optimizer):
                     buf = wrap(g.copy())
                 else:
                     buf._data *= momentum
-                    buf._data += (1 - dampening) * g
+                    add_(buf._data, g, 1 - dampening)
                     _bump(buf)
                 state["momentum_buffer"] = buf
-                g = g + momentum * buf._data if nesterov else buf._data
-            p._data -= lr * g
+                g = add_(g.copy(), buf._data, momentum) if nesterov else buf._data
+            add_(p._data, g, -lr)
             _bump(p)

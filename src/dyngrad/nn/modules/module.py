@@ -30,13 +30,19 @@ _TYPENAMES = {
 
 
 def typename(obj) -> str:
-    """torch.typename: ``torch.FloatTensor`` for a float32 tensor, else the qualified class name."""
+    """torch.typename: ``torch.FloatTensor`` for a float32 tensor; an object with a qualified name of its own (a
+    function, a class) by that name, as ``module.<lambda>``; any other object by its class's qualified name."""
     if isinstance(obj, Tensor):
         return _TYPENAMES.get(obj._data.dtype.name, "torch.Tensor")
-    module = getattr(type(obj), "__module__", "") or ""
+    if hasattr(obj, "__qualname__") or hasattr(obj, "__name__"):
+        module = getattr(obj, "__module__", "") or ""
+        qualname = getattr(obj, "__qualname__", None) or obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
     if module in ("", "builtins"):
-        return type(obj).__qualname__
-    return f"{module}.{type(obj).__qualname__}"
+        return qualname
+    return f"{module}.{qualname}"
 
 
 # torch's device types (the parser's list, in its order) and the errors of its CPU build
@@ -98,6 +104,30 @@ def _hook_handle(table: dict, hook, prepend: bool) -> RemovableHandle:
     if prepend:
         table.move_to_end(key, last=False)
     return RemovableHandle(table, key)
+
+
+# ------------------------------------------------------------------ global module hooks
+# torch.nn.modules.module.register_module_forward_pre_hook / register_module_forward_hook: hooks every
+# module runs, before its own.
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: set = set()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """A forward pre-hook common to all modules, run before each module's own: ``hook(module, args)`` may
+    return new args (a tuple, or one value that becomes a 1-tuple). Returns a handle whose remove() drops it."""
+    return _hook_handle(_global_forward_pre_hooks, hook, False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    """A forward hook common to all modules, run before each module's own: ``hook(module, args, output)`` (or
+    ``hook(module, args, kwargs, output)`` with ``with_kwargs``) may return a new output. ``always_call`` is
+    accepted as torch's (dyngrad runs the hook after a forward that returned). Returns a removable handle."""
+    handle = _hook_handle(_global_forward_hooks, hook, False)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    return handle
 
 
 # ------------------------------------------------------------------ module backward hooks
@@ -522,7 +552,10 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        for key, hook in list(self._forward_pre_hooks.items()):
+        pre_hooks = self._forward_pre_hooks.items()
+        if _global_forward_pre_hooks:  # register_module_forward_pre_hook's run first, as torch's
+            pre_hooks = (*_global_forward_pre_hooks.items(), *pre_hooks)
+        for key, hook in list(pre_hooks):
             if key in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -549,8 +582,11 @@ class Module:
             bw_hook = _BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
-        for key, hook in list(self._forward_hooks.items()):
-            if key in self._forward_hooks_with_kwargs:
+        hooks = self._forward_hooks.items()
+        if _global_forward_hooks:
+            hooks = (*_global_forward_hooks.items(), *hooks)
+        for key, hook in list(hooks):
+            if key in self._forward_hooks_with_kwargs or key in _global_forward_hooks_with_kwargs:
                 result = hook(self, args, kwargs, out)
             else:
                 result = hook(self, args, out)

@@ -15,6 +15,7 @@ as torch's native path, so its output shows ``StackBackward0`` over the per-step
 from __future__ import annotations
 
 import math
+import warnings
 
 from ... import _creation
 from ..._backend import xp
@@ -71,6 +72,47 @@ def _lstm_cell_projected(x_proj, state, w_hh, b_hh):
     return o.sigmoid() * c_next.tanh(), c_next
 
 
+_warned_projections = False
+
+
+def _warn_projections_once() -> None:
+    """torch's oneDNN LSTM kernel (float32) warns once per process that it cannot project."""
+    global _warned_projections
+    if not _warned_projections:
+        _warned_projections = True
+        warnings.warn(
+            "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _projecting(w_hr):
+    """The projected-input LSTM cell followed by aten's projection of h: ``matmul(h, w_hr.t())``."""
+
+    def cell(x_proj, state, w_hh, b_hh):
+        h, c = _lstm_cell_projected(x_proj, state, w_hh, b_hh)
+        return h.matmul(w_hr.t()), c
+
+    return cell
+
+
+def _projected_lstm_direction(layer_input, state, w, w_hr, reverse):
+    """One layer and direction of an LSTM with projections (proj_size > 0), as aten's default (not oneDNN)
+    layer: the input projected for all steps at once and unbound, then per step the cell and h @ w_hr^T
+    (h has proj_size features, c hidden_size); h_t = W_hr (o_t * tanh(c_t)) (the PyTorch LSTM documentation)."""
+    w_ih, w_hh, b_ih, b_hh = w
+    x_proj = F.linear(layer_input, w_ih, b_ih).unbind(0)
+    cell = _projecting(w_hr)
+    seq_len = len(x_proj)
+    out = [None] * seq_len
+    for t in (range(seq_len - 1, -1, -1) if reverse else range(seq_len)):
+        state = cell(x_proj[t], state, w_hh, b_hh)
+        out[t] = state[0]
+    return stack(out, 0), state
+
+
 class RNNBase(Module):
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
@@ -87,8 +129,10 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size != 0:
-            raise NotImplementedError("dyngrad's LSTM does not support proj_size yet")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -100,14 +144,17 @@ class RNNBase(Module):
         self.proj_size = proj_size
         num_directions = 2 if bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size  # an LSTM's h (and output) has proj_size features
         self._flat_weights_names = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                layer_input = input_size if layer == 0 else real_hidden * num_directions
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, hidden_size))]
+                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for kind, shape in shapes:
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype)))
@@ -141,6 +188,15 @@ class RNNBase(Module):
         return (get(f"weight_ih_l{layer}{suffix}"), get(f"weight_hh_l{layer}{suffix}"),
                 get(f"bias_ih_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"))
 
+    def _w_hr(self, layer: int, direction: int):
+        return self._parameters.get(f"weight_hr_l{layer}{'_reverse' if direction == 1 else ''}")
+
+    def _h_zeros(self, c_zeros):
+        """The initial h: c's zeros, or narrower ones (proj_size features) for an LSTM with projections."""
+        if not self.proj_size:
+            return c_zeros
+        return _creation.zeros(*c_zeros.shape[:2], self.proj_size, dtype=c_zeros.dtype)
+
     def _check_forward_args(self, input, hx) -> None:
         """torch's RNNBase.check_forward_args: input dtype and size, then each hidden state's shape
         (``input`` is 3-D here, time first or batch first as given)."""
@@ -156,11 +212,12 @@ class RNNBase(Module):
             )
         batch = input.shape[0] if self.batch_first else input.shape[1]
         expected = ((2 if self.bidirectional else 1) * self.num_layers, batch, self.hidden_size)
-        states = ((hx[0], "Expected hidden[0] size"), (hx[1], "Expected hidden[1] size")) if self.mode == "LSTM" \
-            else ((hx, "Expected hidden size"),)
-        for h, text in states:
-            if tuple(h.shape) != expected:
-                raise RuntimeError(f"{text} {expected}, got {list(h.shape)}")
+        expected_h = expected[:2] + (self.proj_size or self.hidden_size,)
+        states = ((hx[0], "Expected hidden[0] size", expected_h), (hx[1], "Expected hidden[1] size", expected)) \
+            if self.mode == "LSTM" else ((hx, "Expected hidden size", expected),)
+        for h, text, want in states:
+            if tuple(h.shape) != want:
+                raise RuntimeError(f"{text} {want}, got {list(h.shape)}")
         if input.shape[1 if self.batch_first else 0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
@@ -194,7 +251,7 @@ class RNNBase(Module):
         if hx is None:
             batch = input.shape[0] if self.batch_first else input.shape[1]
             zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype)
-            hx = (zeros, zeros) if is_lstm else zeros
+            hx = (self._h_zeros(zeros), zeros) if is_lstm else zeros
         self._check_forward_args(input, hx)
         if self.batch_first:
             input = input.transpose(0, 1)
@@ -203,6 +260,9 @@ class RNNBase(Module):
         # torch runs float32 LSTMs through its fused oneDNN layer kernel (one MkldnnRnnLayerBackward0
         # node per layer and direction) and every other case step by step; dyngrad does the same
         fused = is_lstm and input._data.dtype == xp.float32 and input._data.size != 0
+        if fused and self.proj_size:
+            fused = False
+            _warn_projections_once()
         if fused and (hx[0]._data.dtype != xp.float32 or hx[1]._data.dtype != xp.float32):
             if hx[0]._data.dtype == xp.float16 or hx[1]._data.dtype == xp.float16:
                 raise RuntimeError(
@@ -218,6 +278,13 @@ class RNNBase(Module):
                 idx = layer * num_directions + direction
                 state = (hx[0][idx], hx[1][idx]) if is_lstm else hx[idx]
                 w = self._weights(layer, direction)
+                if self.proj_size:
+                    out, state = _projected_lstm_direction(layer_input, state, w, self._w_hr(layer, direction),
+                                                           reverse=direction == 1)
+                    outputs.append(out)
+                    h_n.append(state[0])
+                    c_n.append(state[1])
+                    continue
                 if fused:
                     out, hy, cy = lstm_layer(layer_input, *w, *state, reverse=direction == 1)
                     outputs.append(out)
@@ -261,7 +328,7 @@ class RNNBase(Module):
         batch, num_directions = sizes[0], 2 if self.bidirectional else 1
         if hx is None:
             zeros = _creation.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=data.dtype)
-            hx = (zeros, zeros) if is_lstm else zeros
+            hx = (self._h_zeros(zeros), zeros) if is_lstm else zeros
         elif packed.sorted_indices is not None:
             idx = packed.sorted_indices
             hx = tuple(h.index_select(1, idx) for h in hx) if is_lstm else hx.index_select(1, idx)
@@ -280,7 +347,7 @@ class RNNBase(Module):
                 init_state = (hx[0][idx], hx[1][idx]) if is_lstm else (hx[idx],)
                 w = self._weights(layer, direction)
                 out, final = _packed_direction(cell, layer_input, sizes, offsets, init_state, w, is_lstm,
-                                               reverse=direction == 1)
+                                               reverse=direction == 1, w_hr=self._w_hr(layer, direction))
                 outputs.append(out)
                 h_n.append(final[0])
                 if is_lstm:
@@ -296,7 +363,7 @@ class RNNBase(Module):
         return PackedSequence(layer_input, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices), hidden
 
 
-def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, reverse):
+def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, reverse, w_hr=None):
     """One layer and direction over packed rows: (packed outputs, final state per sequence in sorted order).
 
     An LSTM projects every packed row by W_ih first (one AddmmBackward0 over all rows), and each step reads
@@ -309,7 +376,7 @@ def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, revers
         w_ih, w_hh, b_ih, b_hh = w
         proj = F.linear(data, w_ih, b_ih)
         data, w = proj, (w_hh, b_hh)
-        cell = _lstm_cell_projected
+        cell = _lstm_cell_projected if w_hr is None else _projecting(w_hr)
     if not reverse:
         state = init_state
         done = []  # final states of sequences that ended, latest first
@@ -339,12 +406,21 @@ def _packed_direction(cell, data, sizes, offsets, init_state, w, is_lstm, revers
     return cat(outs, 0), final
 
 
+def _no_projection(kwargs) -> None:
+    """RNN and GRU refuse proj_size (torch's text); other unknown keywords get RNNBase's TypeError, as torch's."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"RNNBase.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, **kwargs) -> None:
+        _no_projection(kwargs)
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -367,7 +443,8 @@ class LSTM(RNNBase):
 class GRU(RNNBase):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, **kwargs) -> None:
+        _no_projection(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          dtype=dtype)
 
