@@ -212,24 +212,6 @@ def promote_types(a, b):
     return promote_dtypes(a, b)
 
 
-def can_cast(from_, to) -> bool:
-    """Whether torch's type promotion may cast ``from_`` to ``to`` (torch.can_cast, c10's canCast): not complex to
-    non-complex, floating to integral, or anything but bool to bool; any other pair (a narrowing one too) may.
-
-    Raises:
-        TypeError: an argument that is not a dtype (torch's text).
-    """
-    for value, name, pos in ((from_, "from_", 1), (to, "to", 2)):
-        if not isinstance(value, dtype):
-            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be torch.dtype, "
-                            f"not {type(value).__name__}")
-    if from_.is_complex and not to.is_complex:
-        return False
-    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
-        return False
-    return not (from_ is not bool and to is bool)
-
-
 def __getattr__(name: str):
     """A missing top-level name: say that dyngrad lacks it (torch programs reach here as ``torch.<name>``).
     ``distributions`` and ``distributed`` are imported on first use (as an attribute; ``import dyngrad.distributions`` works too)."""

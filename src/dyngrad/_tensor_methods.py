@@ -493,7 +493,7 @@ from ._ops import (  # noqa: E402
 )
 
 FAMILIES = FAMILIES + (losses_margin, ctc, activations_extra, functional_extras, native_norms, aten_kernels, private_ops,
-                       hash_tensor, scaled_mm, dtype_queries, interop)  # (interop: apply_/map_, itemsize/nbytes, can_cast)
+                       hash_tensor, scaled_mm, dtype_queries, interop)  # (interop: apply_/map_, itemsize/nbytes)
 
 
 def install() -> None:
