@@ -217,7 +217,7 @@ EXTRA_CALLS = {
     **{name: lambda: ((), {}) for name in (
         "are_deterministic_algorithms_enabled", "get_default_device", "get_default_dtype",
         "get_float32_matmul_precision", "get_num_interop_threads", "get_num_threads", "get_rng_state", "initial_seed",
-        "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled", "is_inference_mode_enabled", "seed")},
+        "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled", "is_inference_mode_enabled", "seed")},
 }
 
 

@@ -202,11 +202,6 @@ RULES = {
             ('TypeError', 'expected np.ndarray (got {0})', ('float', 'int', 'list[float]', 'NoneType', 'str')),
         ], ()),
     ],
-    'get_autocast_dtype': [
-        (0, None, [
-            ('TypeError', "get_autocast_dtype(): argument 'device_type' (position 1) must be str, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'NoneType')),
-        ], ()),
-    ],
     'get_default_device': [
         (0, None, [
             ('TypeError', 'get_default_device() takes 0 positional arguments but 1 was given', ALL),
@@ -244,6 +239,16 @@ RULES = {
             ('TypeError', 'initial_seed() takes 0 positional arguments but 1 was given', ALL),
         ], ()),
     ],
+    'is_anomaly_check_nan_enabled': [
+        (0, None, [
+            ('TypeError', 'torch.is_anomaly_check_nan_enabled() takes no arguments (1 given)', ALL),
+        ], ()),
+    ],
+    'is_anomaly_enabled': [
+        (0, None, [
+            ('TypeError', 'torch.is_anomaly_enabled() takes no arguments (1 given)', ALL),
+        ], ()),
+    ],
     'is_deterministic_algorithms_warn_only_enabled': [
         (0, None, [
             ('TypeError', 'is_deterministic_algorithms_warn_only_enabled() takes 0 positional arguments but 1 was given', ALL),
@@ -252,11 +257,6 @@ RULES = {
     'is_grad_enabled': [
         (0, None, [
             ('TypeError', 'torch.is_grad_enabled() takes no arguments (1 given)', ALL),
-        ], ()),
-    ],
-    'is_inference': [
-        (0, None, [
-            ('TypeError', "is_inference(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
         ], ()),
     ],
     'is_inference_mode_enabled': [
@@ -298,50 +298,6 @@ RULES = {
         ], ()),
         (1, None, [
             ('TypeError', 'expected Tensor as element 1 in argument 0, but got {0}', ALL),
-        ], ()),
-    ],
-    'native_batch_norm': [
-        (0, None, [
-            ('TypeError', "native_batch_norm(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-        (1, None, [
-            ('TypeError', "native_batch_norm(): argument 'weight' (position 2) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-        (2, None, [
-            ('TypeError', "native_batch_norm(): argument 'bias' (position 3) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-        (3, None, [
-            ('TypeError', "native_batch_norm(): argument 'running_mean' (position 4) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-        (4, None, [
-            ('TypeError', "native_batch_norm(): argument 'running_var' (position 5) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-    ],
-    'native_channel_shuffle': [
-        (0, None, [
-            ('TypeError', "native_channel_shuffle(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-    ],
-    'native_group_norm': [
-        (0, None, [
-            ('TypeError', "native_group_norm(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-        (1, None, [
-            ('TypeError', "native_group_norm(): argument 'weight' (position 2) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-        (2, None, [
-            ('TypeError', "native_group_norm(): argument 'bias' (position 3) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-    ],
-    'native_layer_norm': [
-        (0, None, [
-            ('TypeError', "native_layer_norm(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-        (2, None, [
-            ('TypeError', "native_layer_norm(): argument 'weight' (position 3) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-        (3, None, [
-            ('TypeError', "native_layer_norm(): argument 'bias' (position 4) must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
         ], ()),
     ],
     'nn.functional.adaptive_avg_pool1d': [
@@ -1289,19 +1245,6 @@ RULES = {
     'seed': [
         (0, None, [
             ('TypeError', 'seed() takes 0 positional arguments but 1 was given', ALL),
-        ], ()),
-    ],
-    'segment_reduce': [
-        (0, None, [
-            ('TypeError', "segment_reduce(): argument 'data' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-        (None, 'lengths', [
-            ('TypeError', "segment_reduce(): argument 'lengths' must be Tensor, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'str')),
-        ], ()),
-    ],
-    'set_autocast_dtype': [
-        (0, None, [
-            ('TypeError', "set_autocast_dtype(): argument 'device_type' (position 1) must be str, not {0}", ('float', 'int', 'list[float]', 'numpy.ndarray', 'NoneType')),
         ], ()),
     ],
     'set_default_device': [
