@@ -104,6 +104,17 @@ def _parameter(tfn, place: str):
     return i, None
 
 
+def _dyngrad_answer(dfn, args, kwargs, stateful: bool):
+    """(exception name, text) dyngrad's own function (unchecked) raises for these arguments, or None."""
+    raw = getattr(dfn, "__python_level_unchecked__", dfn)
+    with saved_state(*[dyngrad] * stateful):
+        try:
+            raw(*to_dyngrad(args), **to_dyngrad(kwargs))
+        except Exception as e:  # noqa: BLE001 - compared with torch's
+            return type(e).__name__, str(e)
+    return None
+
+
 def _taken_by_dyngrad(dfn, args, kwargs, stateful: bool) -> bool:
     """Whether dyngrad's own function (unchecked) returns for these arguments (torch's values, converted)."""
     raw = getattr(dfn, "__python_level_unchecked__", dfn)
@@ -138,6 +149,11 @@ def gather():
                     # from the other arguments (batch_norm's "running_mean and running_var must either both be
                     # None or neither be None", embedding_bag's offsets of a 1-D input), and a call with other
                     # arguments may take it
+                    continue
+                if "invalid combination of arguments" in first[1] and _dyngrad_answer(
+                        dfn, *substitute(place, args, kwargs, values[0]), key in SETS_STATE) == first:
+                    # torch's listing quotes every argument's type ("got (list, int)"): a text recorded from one
+                    # call is wrong for another; dyngrad's own parser gives it already (the special polynomials)
                     continue
                 answers[kind] = first
             if answers:

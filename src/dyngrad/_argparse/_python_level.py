@@ -274,13 +274,6 @@ RULES = {
             ('TypeError', "linalg_lu(): argument 'A' (position 1) must be Tensor, not {0}", ALL),
         ], ()),
     ],
-    'linalg.norm': [
-        (0, None, [
-            ('TypeError', 'linalg_norm() received an invalid combination of arguments - got ({0}, keepdim=bool), but expected one of:\n * (Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n * (Tensor input, str ord, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'linalg_norm() received an invalid combination of arguments - got ({0}, keepdim=bool), but expected one of:\n * (Tensor input, Number ord = None, tuple of {0}s dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n * (Tensor input, str ord, tuple of {0}s dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n', ('int',)),
-            ('TypeError', 'linalg_norm() received an invalid combination of arguments - got ({0}, keepdim=bool), but expected one of:\n * (Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n * (Tensor input, {0} ord, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n', ('str',)),
-        ], ()),
-    ],
     'lu': [
         (0, None, [
             ('TypeError', "_lu_with_info(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
@@ -443,57 +436,6 @@ RULES = {
     'nn.functional.channel_shuffle': [
         (0, None, [
             ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {0}", ALL),
-        ], ()),
-    ],
-    'nn.functional.conv1d': [
-        (0, None, [
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (1, None, [
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (2, None, [
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray')),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv1d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-    ],
-    'nn.functional.conv2d': [
-        (0, None, [
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (1, None, [
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (2, None, [
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups=int, padding=int, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray')),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups={0}, padding={0}, stride=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv2d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, groups=int, padding=int, {0}ide=tuple), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-    ],
-    'nn.functional.conv3d': [
-        (0, None, [
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got ({0}, Tensor, Tensor, padding={0}), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (1, None, [
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray', 'NoneType')),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, {0}, Tensor, padding={0}), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
-        ], ()),
-        (2, None, [
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('float', 'list[float]', 'numpy.ndarray')),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, padding=str), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, tuple of {0}s padding = 0, tuple of {0}s dilation = 1, {0} groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of {0}s stride = 1, str padding = "valid", tuple of {0}s dilation = 1, {0} groups = 1)\n', ('int',)),
-            ('TypeError', 'conv3d() received an invalid combination of arguments - got (Tensor, Tensor, {0}, padding={0}), but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints {0}ide = 1, {0} padding = "valid", tuple of ints dilation = 1, int groups = 1)\n', ('str',)),
         ], ()),
     ],
     'nn.functional.conv_transpose1d': [
@@ -1303,34 +1245,34 @@ RULES = {
     ],
     'special.chebyshev_polynomial_t': [
         (0, None, [
-            ('TypeError', 'special_chebyshev_polynomial_t() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_t() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_chebyshev_polynomial_t() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_t() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.chebyshev_polynomial_u': [
         (0, None, [
-            ('TypeError', 'special_chebyshev_polynomial_u() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_u() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_chebyshev_polynomial_u() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_u() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.chebyshev_polynomial_v': [
         (0, None, [
-            ('TypeError', 'special_chebyshev_polynomial_v() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_v() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_chebyshev_polynomial_v() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_v() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.chebyshev_polynomial_w': [
         (0, None, [
-            ('TypeError', 'special_chebyshev_polynomial_w() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_w() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_chebyshev_polynomial_w() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_chebyshev_polynomial_w() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.digamma': [
@@ -1401,18 +1343,18 @@ RULES = {
     ],
     'special.hermite_polynomial_h': [
         (0, None, [
-            ('TypeError', 'special_hermite_polynomial_h() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_hermite_polynomial_h() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_hermite_polynomial_h() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_hermite_polynomial_h() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.hermite_polynomial_he': [
         (0, None, [
-            ('TypeError', 'special_hermite_polynomial_he() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_hermite_polynomial_he() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_hermite_polynomial_he() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_hermite_polynomial_he() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.i0': [
@@ -1437,18 +1379,18 @@ RULES = {
     ],
     'special.laguerre_polynomial_l': [
         (0, None, [
-            ('TypeError', 'special_laguerre_polynomial_l() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_laguerre_polynomial_l() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_laguerre_polynomial_l() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_laguerre_polynomial_l() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.legendre_polynomial_p': [
         (0, None, [
-            ('TypeError', 'special_legendre_polynomial_p() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_legendre_polynomial_p() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_legendre_polynomial_p() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_legendre_polynomial_p() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.log1p': [
@@ -1541,34 +1483,34 @@ RULES = {
     ],
     'special.shifted_chebyshev_polynomial_t': [
         (0, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.shifted_chebyshev_polynomial_u': [
         (0, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.shifted_chebyshev_polynomial_v': [
         (0, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.shifted_chebyshev_polynomial_w': [
         (0, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.sinc': [
@@ -1588,26 +1530,26 @@ RULES = {
     ],
     'special.xlog1py': [
         (0, None, [
-            ('TypeError', 'special_xlog1py() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_xlog1py() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_xlog1py() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_xlog1py() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.xlogy': [
         (0, None, [
-            ('TypeError', 'special_xlogy() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_xlogy() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_xlogy() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_xlogy() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'special.zeta': [
         (0, None, [
-            ('TypeError', 'special_zeta() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_zeta() received an invalid combination of arguments - got ({0}, Tensor), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
         (1, None, [
-            ('TypeError', 'special_zeta() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('list[float]', 'numpy.ndarray', 'NoneType', 'str')),
+            ('TypeError', 'special_zeta() received an invalid combination of arguments - got (Tensor, {0}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n', ('numpy.ndarray',)),
         ], ()),
     ],
     'split': [

@@ -242,4 +242,9 @@ def check_python_namespace(namespace: dict, prefix: str = "") -> None:
                 # named where it lives, as torch's (torch.nn.functional.relu): pickle finds it by that name (the
                 # original, under its own, is another object), and Python's own errors name it as torch's do
                 checked.__module__, checked.__qualname__ = namespace["__name__"], name
+                if fn.__name__ in (f"special_{name}", f"fft_{name}", f"linalg_{name}"):
+                    # named as torch's builtin (special_round for special.round): Python's argument-count errors
+                    # quote that name, as torch's do; pickle finds it under that name too
+                    checked.__qualname__ = fn.__name__
+                    namespace.setdefault(fn.__name__, checked)
             namespace[name] = checked
