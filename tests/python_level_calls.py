@@ -202,7 +202,6 @@ EXTRA_CALLS = {
     "from_numpy": lambda: ((np.ones(2),), {}),
     "is_tensor": lambda: ((_t(2),), {}),
     "is_inference": lambda: ((_t(2),), {}),
-    "compile": lambda: ((lambda x: x * 2,), {}),
     "vmap": lambda: ((lambda x: x * 2,), {}),
     "manual_seed": lambda: ((0,), {}),
     "set_default_dtype": lambda: ((torch.float32,), {}),
@@ -224,31 +223,37 @@ EXTRA_CALLS = {
 # the functions that change process-wide settings, called under ``saved_state``
 SETS_STATE = frozenset({
     "manual_seed", "seed", "set_default_dtype", "set_num_threads", "set_rng_state", "use_deterministic_algorithms",
-    "set_printoptions", "set_float32_matmul_precision", "set_autocast_dtype", "set_default_device",
+    "set_printoptions", "set_float32_matmul_precision", "set_autocast_dtype", "set_default_device", "compile",
 })
 
 
 @contextlib.contextmanager
 def saved_state(*libs):
     """Put back the process-wide settings of each of ``libs`` (torch, dyngrad) that a call may change: default
-    dtype and device, thread count, deterministic mode, matmul precision, autocast dtype, print options and
-    the random stream."""
+    dtype and device, thread count, deterministic mode, matmul precision, autocast dtype, print options, the
+    random stream and distributions' default validation."""
     saved = [(lib, lib.get_default_dtype(), lib.get_default_device(), lib.get_num_threads(),
               lib.are_deterministic_algorithms_enabled(), lib.is_deterministic_algorithms_warn_only_enabled(),
-              lib.get_float32_matmul_precision(), lib.get_autocast_dtype("cpu"), lib.get_rng_state())
+              lib.get_float32_matmul_precision(), lib.get_autocast_dtype("cpu"), lib.get_rng_state(),
+              lib.distributions.Distribution._validate_args)
              for lib in libs]
     try:
         yield
     finally:
-        for lib, dtype, device, threads, deterministic, warn_only, precision, autocast, rng in saved:
+        for lib, dtype, device, threads, deterministic, warn_only, precision, autocast, rng, validate in saved:
             lib.set_default_dtype(dtype)
-            lib.set_default_device(device)
+            if lib.get_default_device() != device:
+                # (None, not "cpu": torch.set_default_device("cpu") leaves a TorchFunctionMode on, which turns
+                # torch's fast paths off, TransformerEncoder's nested tensors among them)
+                lib.set_default_device(None if device.type == "cpu" else device)
             lib.set_num_threads(threads)
             lib.use_deterministic_algorithms(deterministic, warn_only=warn_only)
             lib.set_float32_matmul_precision(precision)
             lib.set_autocast_dtype("cpu", autocast)
             lib.set_printoptions(profile="default")
             lib.set_rng_state(rng)
+            # (torch.compile's first call imports torch._dynamo, which turns distribution validation off)
+            lib.distributions.Distribution.set_default_validate_args(validate)
 
 
 _SAMPLES: dict = {}

@@ -38,6 +38,8 @@ KEYS = [key for key, _, _ in FUNCTIONS]
 
 # Functions with no valid call to start from, and why (each must be a public function found above).
 NO_CALL = {
+    "compile": "its first call imports torch._dynamo, which changes torch for the rest of the process (distribution "
+               "validation off, no nested-tensor fast path in TransformerEncoder)",
     "load": "reads a file (its wrong arguments: tests/test_serialization.py)",
     "save": "writes a file (its wrong arguments: tests/test_serialization.py)",
     "set_num_interop_threads": "torch takes it once per process and raises afterwards whatever it is given, so "
