@@ -22,7 +22,8 @@ def _linear_l1(lib):
     prune.l1_unstructured(m, "weight", amount=0.5)
     names = (list(m.state_dict()), [n for n, _ in m.named_buffers()], [n for n, _ in m.named_parameters()])
     m(lib.ones(1, 4)).sum().backward()
-    pruned = (m.weight_mask, m.weight, m.weight_orig.grad, prune.is_pruned(m), list(m._forward_pre_hooks))
+    # (the hooks by count: their ids come from a process-wide counter, so they depend on the tests run before)
+    pruned = (m.weight_mask, m.weight, m.weight_orig.grad, prune.is_pruned(m), len(m._forward_pre_hooks))
     prune.remove(m, "weight")
     return names, pruned, list(m.state_dict()), m.weight, type(m.weight).__name__, prune.is_pruned(m)
 
